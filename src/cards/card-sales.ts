@@ -56,7 +56,7 @@ import {
 } from './payments.data.js';
 import { refuseWhenPaused, watchRefusals } from './refusal-watch.js';
 import { useSavedCard } from './saved-cards.js';
-import { useToken } from './tokens.js';
+import { spendToken, TOKEN_UNUSABLE, tokenInTx, tokenToUse, type UsedCardToken } from './tokens.js';
 
 /** A card sale's body on POST /api/transactions (the route's schema validated its types). */
 export interface CardSaleInput {
@@ -155,16 +155,22 @@ export class CardSales {
       // not for a replay (answered from its key): the standing, the rates and the pause read by the query the
       // charges arriving together share (nothing cached), and a split that cannot be refused before the card
       // is used
-      const rates = await checkChargeSplit(
-        this.db,
-        accountId,
-        input.amount,
-        { paymentMethod: input.paymentMethod, installments: checked.installments },
-        input.split,
-      );
+      // and a one-time token read as the charges arriving together read theirs (used in the transaction below)
+      const [rates, token] = await Promise.all([
+        checkChargeSplit(
+          this.db,
+          accountId,
+          input.amount,
+          { paymentMethod: input.paymentMethod, installments: checked.installments },
+          input.split,
+        ),
+        input.card && 'token' in input.card
+          ? tokenToUse(this.db, this.secretsKey, accountId, input.card.token)
+          : undefined,
+      ]);
       // stored in the transaction the charges opened together share (as a PIX charge is); safe to run twice
       return chargeWrites(this.db).run(async (tx) => {
-        prepared = await this.prepare(tx, accountId, input, checked, context, rates);
+        prepared = await this.prepare(tx, accountId, input, checked, context, { rates, token });
         await bind(tx, prepared.sale.id);
         return prepared.sale;
       });
@@ -275,27 +281,32 @@ export class CardSales {
     input: CardSaleInput,
     checked: CheckedCardSale,
     context: CardSaleContext,
-    /** The account's standing, rates and pause as read before (else read here, in one statement). */
-    given?: SaleRates,
+    /**
+     * Read before: the account's standing, rates and pause (else read here, in one statement), and a one-time
+     * token (else read here; null: not usable).
+     */
+    given: { rates?: SaleRates; token?: UsedCardToken | null } = {},
   ): Promise<Prepared> {
     const { customer, postbackUrl, installments, capture, type } = checked;
     const credit = input.paymentMethod === 'CREDIT_CARD';
     const uuid = randomUUID();
     // the standing, the rates and the pause in one read, handed to the admission (not read again)
-    const rates = given ?? (await saleFeeRates(tx, [accountId]));
+    const rates = given.rates ?? (await saleFeeRates(tx, [accountId]));
     refuseWhenPaused(rates.get(accountId)?.card_payments_paused === true);
     const card = input.card!;
     const token =
       'cardId' in card
         ? await useSavedCard(tx, this.secretsKey, accountId, card.cardId)
-        : await useToken(tx, this.secretsKey, accountId, card.token);
+        : given.token !== undefined
+          ? given.token
+          : await tokenInTx(tx, this.secretsKey, accountId, card.token);
     if (!token) {
       throw validation(
-        'cardId' in card
-          ? 'card.cardId is not a saved card of a customer of this account'
-          : 'card.token is unknown, used or expired',
+        'cardId' in card ? 'card.cardId is not a saved card of a customer of this account' : TOKEN_UNUSABLE,
       );
     }
+    // a one-time token is used with the sale, in its transaction (checked again: a second use is refused)
+    if ('token' in card) await spendToken(tx, token.id);
     if (token.acquirer !== this.acquirer.name) {
       throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
     }

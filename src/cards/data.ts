@@ -53,6 +53,44 @@ export interface UsedCardTokenRow {
   ip: string | null;
 }
 
+/** A live token (not used, not expired) as a charge reads it before using it, with the account it belongs to. */
+export interface LiveCardTokenRow extends UsedCardTokenRow {
+  account_id: number;
+  token_hash: SecretHash;
+}
+
+/**
+ * The live tokens among these hashes (not used, not expired), whatever their account, in one prepared statement:
+ * read before a charge uses one (`spendCardTokens` is what uses it, checking again).
+ */
+export async function liveCardTokens(
+  db: Queryable,
+  tokenHashes: readonly SecretHash[],
+): Promise<LiveCardTokenRow[]> {
+  return db.query<LiveCardTokenRow>(
+    `SELECT id, account_id, token_hash, acquirer, acquirer_token_sealed, brand, last_four, exp_month, exp_year, bin,
+            fingerprint, ip
+       FROM card_tokens WHERE token_hash = ANY($1::text[]) AND used_at IS NULL AND expires_at > now()`,
+    [tokenHashes],
+    { prepare: 'card_tokens_live_v1' },
+  );
+}
+
+/**
+ * Marks these tokens used, in one statement, each only if it is still live (not used, not expired; a second use
+ * of one, even concurrent, finds it used once the first commits): the number of them it marked. Ids given twice
+ * count once.
+ */
+export async function spendCardTokens(db: Queryable, ids: readonly number[]): Promise<number> {
+  const rows = await db.query(
+    `UPDATE card_tokens SET used_at = now()
+      WHERE id = ANY($1::bigint[]) AND used_at IS NULL AND expires_at > now() RETURNING 1`,
+    [ids],
+    { prepare: 'card_tokens_spend_v1' },
+  );
+  return rows.length;
+}
+
 /** Marks the account's live token used and returns it; null when unknown, another account's, used or expired. */
 export async function useCardToken(
   db: Queryable,

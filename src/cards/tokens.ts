@@ -1,11 +1,20 @@
 import { cardPaymentsPaused } from '../accounts/index.js';
+import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
-import { hashSecret, newToken } from '../platform/crypto/secrets.js';
-import type { Db, Queryable } from '../platform/db/db.js';
+import { hashSecret, newToken, type SecretHash } from '../platform/crypto/secrets.js';
+import { addRows, type Db, type GatheredWrite, type Queryable } from '../platform/db/db.js';
+import { validation } from '../platform/errors/app-error.js';
 import type { Acquirer } from './acquirer.js';
 import type { CardBrand } from './brands.js';
 import { type CardInput, checkCard } from './card-checks.js';
-import { insertCardToken, type UsedCardTokenRow, useCardToken } from './data.js';
+import {
+  insertCardToken,
+  type LiveCardTokenRow,
+  liveCardTokens,
+  spendCardTokens,
+  type UsedCardTokenRow,
+  useCardToken,
+} from './data.js';
 import { cardFingerprint } from './fingerprint.js';
 import { refuseWhenPaused } from './refusal-watch.js';
 
@@ -68,21 +77,80 @@ export class CardTokens {
   }
 }
 
+/** The refusal of a charge whose one-time token cannot be used. */
+export const TOKEN_UNUSABLE = 'card.token is unknown, used or expired';
+
 /**
- * Uses an account's token, in the caller's transaction (the charge that uses it): null when it is unknown,
- * another account's, used already or expired. A second use, even concurrent, gets null.
+ * An account's live token as a charge reads it before using it (nothing written): null when it is unknown,
+ * another account's, used already or expired. Read by the query the charges arriving together share
+ * (coalescedReader: nothing cached); `tokenInTx` reads it in a transaction. The charge then uses it with
+ * `spendToken`, which checks again.
  */
-export async function useToken(
+export function tokenToUse(
+  db: Db,
+  secretsKey: Buffer,
+  accountId: number,
+  token: string,
+): Promise<UsedCardToken | null> {
+  return readToken((hash) => sharedTokenReads(db)(hash), secretsKey, accountId, token);
+}
+
+/** tokenToUse in the caller's transaction, by a query of its own. */
+export function tokenInTx(
   tx: Queryable,
   secretsKey: Buffer,
   accountId: number,
   token: string,
 ): Promise<UsedCardToken | null> {
-  const row = await takeToken(tx, accountId, token);
-  return row ? usedCardOf(row, secretsKey) : null;
+  return readToken(async (hash) => (await liveCardTokens(tx, [hash]))[0], secretsKey, accountId, token);
 }
 
-/** An account's token, used now in the caller's transaction: its row, or null as useToken says. */
+async function readToken(
+  read: (hash: SecretHash) => Promise<LiveCardTokenRow | undefined>,
+  secretsKey: Buffer,
+  accountId: number,
+  token: string,
+): Promise<UsedCardToken | null> {
+  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return null;
+  const row = await read(hashSecret(token));
+  return row && Number(row.account_id) === accountId ? usedCardOf(row, secretsKey) : null;
+}
+
+const tokenReaders = new WeakMap<Db, (hash: SecretHash) => Promise<LiveCardTokenRow | undefined>>();
+
+function sharedTokenReads(db: Db): (hash: SecretHash) => Promise<LiveCardTokenRow | undefined> {
+  let read = tokenReaders.get(db);
+  if (!read) {
+    read = coalescedReader(async (hashes: readonly SecretHash[]) => {
+      const rows = await liveCardTokens(db, hashes);
+      return new Map(rows.map((r) => [r.token_hash, r]));
+    });
+    tokenReaders.set(db, read);
+  }
+  return read;
+}
+
+/**
+ * Uses a token `tokenToUse` read, in the charge's transaction: marked used with the other tokens of the charges
+ * sharing it, by one statement just before its COMMIT (Queryable.gather), else at once. A token used meanwhile
+ * (by a charge that committed first, or twice in one transaction) refuses the statement with TOKEN_UNUSABLE:
+ * where it was gathered, the shared transaction is run again charge by charge, and only the charge whose token
+ * it was is refused.
+ */
+export function spendToken(tx: Queryable, tokenId: number): Promise<void> {
+  return addRows(tx, SPENT_TOKENS, [tokenId]);
+}
+
+const SPENT_TOKENS: GatheredWrite<number> = {
+  write: async (tx, ids) => {
+    if ((await spendCardTokens(tx, ids)) !== ids.length) throw validation(TOKEN_UNUSABLE);
+  },
+};
+
+/**
+ * An account's token, used now in the caller's transaction (a card saved from it): its row, or null when it is
+ * unknown, another account's, used already or expired. A second use, even concurrent, gets null.
+ */
 export function takeToken(tx: Queryable, accountId: number, token: string): Promise<UsedCardTokenRow | null> {
   if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return Promise.resolve(null);
   return useCardToken(tx, accountId, hashSecret(token));

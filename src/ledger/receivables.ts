@@ -60,6 +60,8 @@ export async function scheduleReceivables(tx: Queryable, shares: ReceivableShare
       rows.map((r) => r.amount),
       settlementDays,
     ],
+    // planned once per connection: its text is fixed (every card capture's settlement runs it)
+    { prepare: 'receivables_schedule_v1' },
   );
 }
 

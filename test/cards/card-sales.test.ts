@@ -5,6 +5,7 @@ import { SandboxAcquirer } from '../../src/cards/sandbox-acquirer.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { receivableBalance } from '../../src/ledger/receivables.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { hashSecret } from '../../src/platform/crypto/secrets.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -314,6 +315,33 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     expect((await eventsOf(server, 'sale', denied.body.id)).map((e) => e.event_type)).toEqual([
       'sale.refused',
     ]);
+  });
+
+  it('one token sent by several card sales at once, beside others: one sale is made with it, the rest refused', async () => {
+    const shared = await tokenFor(cardEnding('0'));
+    const own = await Promise.all(Array.from({ length: 8 }, () => tokenFor(cardEnding('0'))));
+    const bodies = [...own.slice(0, 4), shared, shared, shared, ...own.slice(4)].map((token) =>
+      saleInput({ paymentMethod: 'CREDIT_CARD', card: { token } }),
+    );
+    const answers = await Promise.all(bodies.map((body) => sell(body)));
+    const withShared = answers.slice(4, 7);
+    expect(withShared.filter((a) => a.status === 201).map((a) => a.body.status)).toEqual(['PAGO']);
+    for (const refused of withShared.filter((a) => a.status !== 201)) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ message: 'card.token is unknown, used or expired' });
+    }
+    expect([...answers.slice(0, 4), ...answers.slice(7)].map((a) => `${a.status} ${a.body.status}`)).toEqual(
+      Array(8).fill('201 PAGO'),
+    );
+    // the refused left nothing: one payment names the shared token, and the acquirer was asked once for it
+    const [counts] = await db().query<{ payments: number; charged: number }>(
+      `SELECT count(*)::int AS payments,
+              (SELECT count(*)::int FROM sandbox_acquirer_payments p WHERE p.order_id = ANY(array_agg(c.order_id)))
+                AS charged
+         FROM card_payments c JOIN card_tokens t ON t.id = c.card_token_id WHERE t.token_hash = $1`,
+      [hashSecret(shared)],
+    );
+    expect(counts).toEqual({ payments: 1, charged: 1 });
   });
 
   it('leaves the ledger consistent', async () => {

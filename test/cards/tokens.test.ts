@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteExpiredCardTokens } from '../../src/cards/index.js';
-import { useToken } from '../../src/cards/tokens.js';
+import { spendToken, TOKEN_UNUSABLE, tokenInTx, tokenToUse } from '../../src/cards/tokens.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -152,13 +152,24 @@ describe('POST /api/cards/tokens (sandbox acquirer)', () => {
     });
     expect(res.status, res.text).toBe(201);
     const { db, config } = server.runtime.platform;
+    // read (as the charges arriving together read theirs, or in the transaction), then used in a transaction
     const use = (accountId: number, token = res.body.token) =>
-      db.tx((tx) => useToken(tx, config.secretsKey, accountId, token));
+      db.tx(async (tx) => {
+        const read = await tokenInTx(tx, config.secretsKey, accountId, token);
+        if (read) await spendToken(tx, read.id);
+        return read;
+      });
     expect(await use(merchant.accountId + 1000)).toBeNull();
+    expect(await tokenToUse(db, config.secretsKey, merchant.accountId + 1000, res.body.token)).toBeNull();
+    const shared = await tokenToUse(db, config.secretsKey, merchant.accountId, res.body.token);
+    expect(shared).toMatchObject({ acquirer: 'sandbox', brand: 'mastercard', lastFour: number.slice(-4) });
     const first = await use(merchant.accountId);
     expect(first).toMatchObject({ acquirer: 'sandbox', brand: 'mastercard', lastFour: number.slice(-4) });
     expect(first!.acquirerToken).toMatch(/^sandbox-/);
     expect(await use(merchant.accountId)).toBeNull();
+    expect(await tokenToUse(db, config.secretsKey, merchant.accountId, res.body.token)).toBeNull();
+    // read before another use committed: the use checks again, and refuses
+    await expect(db.tx((tx) => spendToken(tx, shared!.id))).rejects.toThrow(TOKEN_UNUSABLE);
     const late = await call<{ token: string }>('POST', url(), {
       headers: publicOnly(),
       body: cardBody(number),
