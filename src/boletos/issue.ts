@@ -100,7 +100,7 @@ function payerOf(customer: BoletoSaleInput['customer'], document: string): CobvP
 export class BoletoIssuer {
   /**
    * Nossos números of boletos issued together taken by one statement (one round trip for them all); one at rest is
-   * taken at once.
+   * taken on the next turn of the event loop, with those asked for in the same turn.
    */
   private readonly numbers: GroupCommit<null, number>;
 

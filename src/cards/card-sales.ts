@@ -119,7 +119,8 @@ export const RISK_HOLD_EXPIRY_EVERY_MS = 30_000;
 export class CardSales {
   /**
    * The acquirer's answers of sales opened together, applied in one transaction (group commit, as the renewals'
-   * `openMany` applies them): one answer at rest is applied at once, alone; a run that fails is applied again
+   * `openMany` applies them): at rest, the answers of one turn of the event loop
+   * (those of the sales stored together) are applied together on the next; a run that fails is applied again
    * answer by answer, so one cannot fail the others.
    */
   private readonly outcomes: GroupCommit<{ saleId: number; payment: AcquirerPayment }, SaleRow>;

@@ -40,8 +40,8 @@ export class SandboxAcquirer implements Acquirer {
   readonly name = 'sandbox';
 
   /**
-   * The payments authorized together, written by one statement (group commit: one at rest is written at once,
-   * alone; a statement that fails is run again payment by payment).
+   * The payments authorized together, written by one statement (group commit: at rest, those asked for in one
+   * turn of the event loop are written together on the next; a statement that fails is run again payment by payment).
    */
   private readonly writes = new GroupCommit<NewPayment, PaymentRow>(
     async (payments) => {

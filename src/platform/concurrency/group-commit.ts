@@ -33,14 +33,18 @@ interface Waiting<T, R> {
 
 /**
  * Group commit: items that arrive while runs are in flight wait and share the next run (one transaction or
- * statement for many items under load, no added wait at rest, since an item arriving at rest runs at once).
- * Each item still gets its own outcome. The cashout creation lanes, the sale settler and the delivery
- * outcome writers are instances of it.
+ * statement for many items under load). At rest, the items submitted in one turn of the event loop (the
+ * requests read from the sockets that were ready, the answers of one run of another group) run together on
+ * the next turn (setImmediate): no timer's wait, and a chain of groups (a card sale stored, its acquirer's
+ * answer written, that answer applied) keeps the batch it started with instead of splitting it into one item
+ * run alone and the others waiting for it. Each item still gets its own outcome. The cashout creation lanes, the
+ * sale settler and the delivery outcome writers are instances of it.
  */
 export class GroupCommit<T, R> {
   private waiting: Waiting<T, R>[] = [];
   private running = 0;
   private besideTimer: NodeJS.Timeout | undefined;
+  private turnScheduled = false;
 
   constructor(
     private readonly run: (items: T[]) => Promise<Outcome<R>[]>,
@@ -50,7 +54,15 @@ export class GroupCommit<T, R> {
   submit(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      this.pump();
+      // in flight: the rules for a run beside it (minBesideRunning); at rest: once this turn's items are in
+      if (this.running > 0) this.pump();
+      else if (!this.turnScheduled) {
+        this.turnScheduled = true;
+        setImmediate(() => {
+          this.turnScheduled = false;
+          this.pump();
+        });
+      }
     });
   }
 

@@ -4,7 +4,7 @@ import { AGAIN, GroupCommit, type Outcome } from '../../../src/platform/concurre
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('GroupCommit', () => {
-  it('runs an item at rest at once, and groups the items that arrive while runs are in flight', async () => {
+  it('runs the items of one turn at rest together, and groups the items that arrive while runs are in flight', async () => {
     const runs: number[][] = [];
     const group = new GroupCommit<number, number>(
       async (items) => {
@@ -14,9 +14,15 @@ describe('GroupCommit', () => {
       },
       { maxBatch: 100, parallel: 1, retryAlone: false },
     );
-    const results = await Promise.all([1, 2, 3, 4].map((i) => group.submit(i)));
-    expect(results).toEqual([10, 20, 30, 40]);
-    expect(runs).toEqual([[1], [2, 3, 4]]);
+    // one item at rest runs on the next turn of the event loop, alone, with no timer's wait
+    expect(await group.submit(0)).toBe(0);
+    // submitted in one turn (the requests read from the sockets that were ready): one run
+    const first = [1, 2].map((i) => group.submit(i));
+    // submitted while that run is in flight: they wait for it, and share the next
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [3, 4, 5].map((i) => group.submit(i));
+    expect(await Promise.all([...first, ...later])).toEqual([10, 20, 30, 40, 50]);
+    expect(runs).toEqual([[0], [1, 2], [3, 4, 5]]);
   });
 
   it('sends an AGAIN item to the next run, even when other items were taken meanwhile', async () => {
