@@ -3,12 +3,12 @@
  * not exist, and to a real one past the limits, against a real gateway process, must leave its memory where it
  * was (within 100 MB of its start), with nothing stored.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputeMerchant, openDispute, paidSale } from '../disputes/fixtures.js';
 import type { TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { peakDuring } from '../support/memory.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
 
 let setup: TestServer;
@@ -26,36 +26,6 @@ afterAll(async () => {
 });
 
 const MB = 1024 * 1024;
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
-/**
- * The process's peak RSS (MB) while `attack` runs: VmHWM after resetting it (clear_refs 5), and VmRSS sampled
- * every 10 ms besides, in case the reset is not allowed here.
- */
-async function peakDuring(
-  pid: number,
-  attack: () => Promise<void>,
-): Promise<{ start: number; peak: number }> {
-  let resettable = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    resettable = false;
-  }
-  const start = status(pid, 'VmRSS');
-  let peak = start;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, status(pid, 'VmRSS'));
-  }, 10);
-  try {
-    await attack();
-  } finally {
-    clearInterval(sampler);
-  }
-  if (resettable) peak = Math.max(peak, status(pid, 'VmHWM'));
-  return { start, peak };
-}
 
 /** A PDF-looking file of `bytes` (one buffer reused: the sender holds no upload whole). */
 const fileOf = (bytes: number) => {

@@ -9,10 +9,10 @@
  * replaced one kept only as its hash.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.js';
+import { peakDuring } from '../support/memory.js';
 import { type ChildServer, spawnGateway, startServer, type TestServer } from '../support/server.js';
 
 let setup: TestServer;
@@ -33,34 +33,6 @@ afterAll(async () => {
 
 const MB = 1024 * 1024;
 const KINDS = ['id_front', 'id_back', 'selfie', 'proof_of_address'] as const;
-
-const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
-/** The process's peak RSS (MB) while `attack` runs: VmHWM after resetting it, and VmRSS sampled besides. */
-async function peakDuring(
-  pid: number,
-  attack: () => Promise<void>,
-): Promise<{ start: number; peak: number }> {
-  let resettable = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    resettable = false;
-  }
-  const start = status(pid, 'VmRSS');
-  let peak = start;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, status(pid, 'VmRSS'));
-  }, 10);
-  try {
-    await attack();
-  } finally {
-    clearInterval(sampler);
-  }
-  if (resettable) peak = Math.max(peak, status(pid, 'VmHWM'));
-  return { start, peak };
-}
 
 /**
  * A PDF-looking file of `bytes`, random past its header so that PostgreSQL cannot compress it (one buffer
