@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { preHandlerHookHandler } from 'fastify';
 import { chargesShed } from '../observability/metrics.js';
 import { HttpError } from './errors.js';
 import type { Http } from './types.js';
@@ -28,10 +29,16 @@ export function shedChargesWhenBusy(app: Http, maxUtilization: number, waiting: 
   }, SAMPLE_MS);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config?.moves !== 'charge' || !(busy || waiting() > 0)) return;
+  const shed: preHandlerHookHandler = (_request, _reply, done) => {
+    if (!(busy || waiting() > 0)) return done();
     chargesShed.inc();
-    throw new ChargeShed();
+    done(new ChargeShed());
+  };
+  // on the charge routes alone (a hook of their own, after the others of the route), not a check on every request
+  app.addHook('onRoute', (route) => {
+    if (route.config?.moves !== 'charge') return;
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    route.preHandler = [...own, shed];
   });
 }
 
