@@ -306,11 +306,11 @@ export class CardSales {
         'cardId' in card ? 'card.cardId is not a saved card of a customer of this account' : TOKEN_UNUSABLE,
       );
     }
-    // a one-time token is used with the sale, in its transaction (checked again: a second use is refused)
-    if ('token' in card) await spendToken(tx, token.id);
     if (token.acquirer !== this.acquirer.name) {
       throw validation(`card.token was made by the ${token.acquirer} acquirer, not the one in use`);
     }
+    // a one-time token is used with the sale, in its transaction (checked again: a second use is refused)
+    if ('token' in card) await spendToken(tx, token.id);
     const risk: RiskDecision =
       this.options.risk?.decide({
         method: input.paymentMethod,

@@ -41,7 +41,8 @@ export class SandboxAcquirer implements Acquirer {
 
   /**
    * The payments authorized together, written by one statement (group commit: at rest, those asked for in one
-   * turn of the event loop are written together on the next; a statement that fails is run again payment by payment).
+   * turn of the event loop are written together on the next; a statement that fails is run again payment by
+   * payment).
    */
   private readonly writes = new GroupCommit<NewPayment, PaymentRow>(
     async (payments) => {

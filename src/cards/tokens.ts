@@ -77,6 +77,9 @@ export class CardTokens {
   }
 }
 
+/** What a one-time token looks like (`tok_` and 24 random bytes, base64url): anything else names none. */
+const TOKEN_FORMAT = /^tok_[A-Za-z0-9_-]{32}$/;
+
 /** The refusal of a charge whose one-time token cannot be used. */
 export const TOKEN_UNUSABLE = 'card.token is unknown, used or expired';
 
@@ -111,7 +114,7 @@ async function readToken(
   accountId: number,
   token: string,
 ): Promise<UsedCardToken | null> {
-  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return null;
+  if (!TOKEN_FORMAT.test(token)) return null;
   const row = await read(hashSecret(token));
   return row && Number(row.account_id) === accountId ? usedCardOf(row, secretsKey) : null;
 }
@@ -152,7 +155,7 @@ const SPENT_TOKENS: GatheredWrite<number> = {
  * unknown, another account's, used already or expired. A second use, even concurrent, gets null.
  */
 export function takeToken(tx: Queryable, accountId: number, token: string): Promise<UsedCardTokenRow | null> {
-  if (!/^tok_[A-Za-z0-9_-]{32}$/.test(token)) return Promise.resolve(null);
+  if (!TOKEN_FORMAT.test(token)) return Promise.resolve(null);
   return useCardToken(tx, accountId, hashSecret(token));
 }
 

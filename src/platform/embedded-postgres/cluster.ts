@@ -114,7 +114,6 @@ export function clearStalePidFile(cluster: string): void {
   }
 }
 
-/** The port recorded in DATA_DIR when it is still free, else a new free one (recorded). */
 /**
  * The server's port: the one recorded in `file` while it is free, else a free one the system gives (recorded).
  * Never one of `avoid`: the gateway's own PORT, which it listens on only after its database has started, so a
