@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import ts from 'typescript';
+import { Pool as UndiciPool } from 'undici';
 import { createAccount } from '../src/accounts/accounts.js';
 import { CredentialService } from '../src/auth/credentials.js';
 import { postEntry } from '../src/ledger/ledger.js';
@@ -202,6 +204,116 @@ export type LoadOptions = Omit<autocannon.Options, 'url' | 'duration' | 'connect
 
 async function run(options: LoadOptions, duration: number): Promise<autocannon.Result> {
   return autocannon({ ...options, connections: options.connections ?? CONNECTIONS, duration });
+}
+
+/** What an evenly offered load (offerEvenly) got back. */
+export type Offered = {
+  /** Answers by class: '2xx', '4xx', '5xx', …; 'error' for a request that got no answer. */
+  answers: Record<string, number>;
+  /** Latencies (ms) from each request's scheduled time to its whole answer (2xx answers only). */
+  p99: number;
+};
+
+/**
+ * `rate` requests a second for `seconds`, each sent at its own scheduled time (a tick every 5 ms sends the
+ * requests due by then), over up to `connections` keep-alive connections: an open loop, whatever the answers.
+ * autocannon's overallRate is not that: each of its connections sends its share of a second back to back as
+ * fast as answers come, then waits for the next second, and its connections' seconds start together, so a
+ * server that refuses fast receives the whole second's requests in a clump at its start.
+ */
+export async function offerEvenly(options: {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body: () => string | undefined;
+  rate: number;
+  seconds: number;
+  connections: number;
+}): Promise<Offered> {
+  const origin = new URL(options.url);
+  const pool = new UndiciPool(origin.origin, { connections: options.connections });
+  const answers: Record<string, number> = {};
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  const total = Math.round(options.rate * options.seconds);
+  const start = performance.now();
+  let sent = 0;
+  const send = (due: number) => {
+    const body = options.body();
+    pending.push(
+      pool
+        .request({ path: origin.pathname, method: options.method, headers: options.headers, body })
+        .then(async (res) => {
+          await res.body.dump();
+          const kind = `${Math.floor(res.statusCode / 100)}xx`;
+          answers[kind] = (answers[kind] ?? 0) + 1;
+          if (kind === '2xx') latencies.push(performance.now() - due);
+        })
+        .catch(() => {
+          answers.error = (answers.error ?? 0) + 1;
+        }),
+    );
+  };
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const now = performance.now();
+      while (sent < total && start + (sent * 1000) / options.rate <= now) {
+        send(start + (sent * 1000) / options.rate);
+        sent++;
+      }
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 5);
+  });
+  await Promise.all(pending);
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { answers, p99: latencies[Math.max(0, Math.ceil(0.99 * latencies.length) - 1)] ?? 0 };
+}
+
+/** One read's latency in a probe (probeApart): when it was sent (ms from the start), how long it took, its status. */
+export type ProbeSample = { at: number; ms: number; status: number };
+
+/**
+ * Reads timed on a worker thread of its own (bench/read-probe.ts), `rate` a second for `seconds`: a latency
+ * probe run beside a load generator in this process would count, in every answer it times, the generator's own
+ * turns of the event loop before it reads the answer.
+ */
+export function probeApart(options: {
+  url: string;
+  headers: Record<string, string>;
+  rate: number;
+  seconds: number;
+}): { started: Promise<void>; samples: Promise<ProbeSample[]> } {
+  // plain JavaScript: a worker thread does not carry the --import tsx of this process
+  const worker = new Worker(path.resolve(plainScript('bench/read-probe.ts')), { workerData: options });
+  let begun: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    begun = resolve;
+  });
+  // the samples arrive as the probe's last message; it ends by itself once it has sent them
+  const samples = new Promise<ProbeSample[]>((resolve, reject) => {
+    let result: ProbeSample[] | undefined;
+    worker.on('message', (message: 'started' | ProbeSample[]) => {
+      if (message === 'started') begun();
+      else result = message;
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`read probe exited with ${code} without its samples`)),
+    );
+  });
+  // awaited later, once the load beside it is over: a failure meanwhile is not an unhandled rejection
+  samples.catch(() => undefined);
+  return { started: Promise.race([started, samples.then(() => undefined)]), samples };
+}
+
+/** The p-th percentile (0-100) of a probe's latencies, nearest rank. */
+export function percentile(samples: ProbeSample[], p: number): number {
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 /** Warm-up first (not measured), then DURATION seconds at 50 connections. */
