@@ -270,7 +270,7 @@ export async function offerEvenly(options: {
   await Promise.all(pending);
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { answers, p99: latencies[Math.max(0, Math.ceil(0.99 * latencies.length) - 1)] ?? 0 };
+  return { answers, p99: percentile(latencies, 99) };
 }
 
 /** One read's latency in a probe (probeApart): when it was sent (ms from the start), how long it took, its status. */
@@ -310,10 +310,9 @@ export function probeApart(options: {
   return { started: Promise.race([started, samples.then(() => undefined)]), samples };
 }
 
-/** The p-th percentile (0-100) of a probe's latencies, nearest rank. */
-export function percentile(samples: ProbeSample[], p: number): number {
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+/** The p-th percentile (0-100) of latencies sorted ascending, nearest rank; NaN for none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /** Warm-up first (not measured), then DURATION seconds at 50 connections. */

@@ -14,7 +14,7 @@ import { NotificationClient } from '../../src/webhooks/http-client.js';
 import { newEventId } from '../../src/webhooks/outbox.js';
 import { signWebhook } from '../../src/webhooks/signing.js';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
-import { type BenchServer, benchMerchant, cpuSnapshot } from '../lib.js';
+import { type BenchServer, benchMerchant, cpuSnapshot, percentile } from '../lib.js';
 
 const FACTS = Number(process.env.BENCH_FACTS ?? 20000);
 const WARMUP_FACTS = Number(process.env.BENCH_WARMUP_FACTS ?? 1000);
@@ -181,10 +181,6 @@ interface Measured {
   perSec: number;
   p50: number;
   p99: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 async function gatewayRun(server: BenchServer, receivers: Receivers, targets: Target[], n: number) {
