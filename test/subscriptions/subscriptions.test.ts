@@ -99,7 +99,9 @@ const eventsOf = async (id: string) =>
     .filter((e) => e.data.id === id)
     .map((e) => e.type)
     .reverse();
-// tomorrow's subscriptions are due tomorrow: the running scheduler leaves them to the test's advance
+// a card subscription starting tomorrow is due tomorrow: the running scheduler leaves it to the test's advance;
+// a PIX or boleto one is due now (5 days ahead), so its first charge may be the scheduler's: those tests read the
+// sale the advance or the scheduler opened, never the first advance's answer
 const tomorrowSp = () =>
   new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
 const todaySp = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
