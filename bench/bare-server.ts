@@ -18,3 +18,9 @@ process.stdout.write(`BARE_SERVER ${url}\n`);
 process.on('SIGTERM', () => {
   void app.close().then(() => pool.end());
 });
+// ends with the bench that started it: a bench killed from outside (its IPC channel closed) leaves no server
+// holding the database's connections
+if (process.channel) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}

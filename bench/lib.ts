@@ -114,8 +114,10 @@ async function spawnListening(
   const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...childArgs, plainScript(script)], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', out, 'inherit'],
+    // the IPC channel ends the child when this process dies, however it dies
+    stdio: ['ignore', out, 'inherit', 'ipc'],
   });
+  child.channel?.unref();
   closeSync(out);
   const url = await new Promise<string>((resolve, reject) => {
     const poll = setInterval(() => {

@@ -94,6 +94,12 @@ const runtime = await startRuntime(loadConfig(), {
   },
 });
 closeOnSignals(runtime);
+// ends with the bench that started it: a bench killed from outside (its IPC channel closed) leaves no gateway
+// holding the database's connections
+if (process.channel) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
 process.stdout.write(`BENCH_SERVER ${runtime.url}\n`);
 // diagnostics: BENCH_ELU=1 prints the gateway's event-loop utilization every 250 ms (near 1: the process is the
 // bottleneck)

@@ -101,8 +101,9 @@ async function throughputAndMemory(server: BenchServer, dataDir: string): Promis
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_KEY: '0', // off, like the suite's gateway (bench/lib.ts): one key far above 100 requests a second
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  gateway.channel?.unref(); // the IPC channel ends the gateway if this bench dies
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     gateway.stdout!.on('data', (d) => {

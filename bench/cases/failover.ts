@@ -69,8 +69,9 @@ async function startGateway(databaseUrl: string, dataDir: string) {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_KEY: '0',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  child.channel?.unref(); // the IPC channel ends the gateway if this bench dies
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
