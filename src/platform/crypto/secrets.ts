@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A private key or session token as the client holds it. Never stored; only its hash is. */
 export type PlainSecret = string & { readonly __plain: unique symbol };
@@ -10,7 +10,8 @@ export function newToken(prefix: string, bytes: number): PlainSecret {
 }
 
 export function hashSecret(secret: PlainSecret | string): SecretHash {
-  return createHash('sha256').update(secret, 'utf8').digest('hex') as SecretHash;
+  // the one-shot digest (no Hash object): a third of createHash's time, on every API-key request
+  return hash('sha256', secret, 'hex') as SecretHash;
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -34,7 +34,7 @@ export function shedChargesWhenBusy(app: Http, maxUtilization: number, waiting: 
   const shed: onRequestHookHandler = (_request, _reply, done) => {
     if (!(busy || waiting() > 0)) return done();
     chargesShed.inc();
-    done(new ChargeShed());
+    done(chargeShed());
   };
   // on the charge routes alone (an onRequest hook of their own, after the route's), not a check on every request
   app.addHook('onRoute', (route) => {
@@ -42,6 +42,21 @@ export function shedChargesWhenBusy(app: Http, maxUtilization: number, waiting: 
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
     route.onRequest = [...own, shed];
   });
+}
+
+/**
+ * A refusal made without a stack trace: a busy process makes thousands a second, none of them a fault whose
+ * stack anyone reads (it is logged at debug, without the error), and capturing one cost more than the rest of
+ * the refusal's error path together (~10 us of a ~30 us error here).
+ */
+function chargeShed(): ChargeShed {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new ChargeShed();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** A charge refused by a busy process (logged apart from a lost database: nothing is wrong). */

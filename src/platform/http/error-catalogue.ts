@@ -306,7 +306,10 @@ export function errorCatalogue(
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
-/** Whether a route lists `code` among those it answers. */
+/** Each route's codes, built once: a route's catalogue never changes while the process runs. */
+const routeCodes = new Map<string, ReadonlySet<ErrorCode>>();
+
+/** Whether a route lists `code` among those it answers (asked of every error the gateway answers). */
 export function listsCode(
   url: string,
   method: string,
@@ -314,5 +317,11 @@ export function listsCode(
   code: ErrorCode,
   permission?: string,
 ) {
-  return errorCatalogue(url, method, own, permission).get(ERROR_STATUS[code])?.includes(code) === true;
+  const key = `${method} ${url} ${permission ?? ''} ${own?.join(',') ?? ''}`;
+  let codes = routeCodes.get(key);
+  if (!codes) {
+    codes = new Set([...errorCatalogue(url, method, own, permission).values()].flat());
+    routeCodes.set(key, codes);
+  }
+  return codes.has(code);
 }
