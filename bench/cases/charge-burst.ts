@@ -20,7 +20,7 @@ import { CUSTOMER, cardTokens, dueDate, ITEMS } from './cost.js';
  * (default 60; 3 × DURATION with BENCH_QUICK) to one gateway process, mixed as sales are — 70 % PIX, 20 %
  * card (each with a token made beforehand, not counted), 10 % boleto — at a fixed offered rate, each charge
  * sent at its own time (offerEvenly, up to 400 connections), while a merchant reads its balance 20 times a
- * second, timed on a thread of its own (probeApart). Two rows: the balance read's p99 during the burst
+ * second, timed on a thread of its own (probeApart), after the shop's ordinary trade (BENCH_BURST_TRADE). Two rows: the balance read's p99 during the burst
  * against the same read at rest just before (the goal: under 2 ×, so rest ÷ burst ≥ 0.5), and the charges
  * answered 2xx per second against the rate offered (the rest refused 503 by the gateway while its event loop
  * is busy: CHARGE_SHED_UTILIZATION, BENCH_SHED here); then the CPU each side used during the burst.
@@ -36,6 +36,23 @@ export const serverEnv = {
   HTTP_MAX_CONNECTIONS_PER_IP: '1000',
 };
 const SECONDS = Number(process.env.BENCH_BURST_SECONDS ?? (process.env.BENCH_QUICK ? 3 * DURATION : 60));
+/**
+ * The shop's ordinary trade before its burst: BENCH_BURST_TRADE charges a second (default 100, the same mix) for
+ * TRADE_SECONDS, before the reads at rest are timed. A process that has opened no charge yet runs their code
+ * unoptimized, and 2,000 a second of it held the loop for its first seconds (0: none, a process new to charges).
+ */
+const TRADE_RATE = Number(process.env.BENCH_BURST_TRADE ?? 100);
+const TRADE_SECONDS = 10;
+
+/** BENCH_BURST_PER_SECOND=1: the reads of each second of the burst, their slowest and their median. */
+function printPerSecond(during: ProbeSample[], burstFrom: number): void {
+  for (let second = 0; second * 1000 < (during.at(-1)?.at ?? 0) - burstFrom + 1; second++) {
+    const ms = sortedMs(during.filter((r) => Math.floor((r.at - burstFrom) / 1000) === second));
+    console.log(
+      `  second ${second}: ${ms.length} reads, slowest ${ms.at(-1)?.toFixed(1)} ms, median ${percentile(ms, 50).toFixed(1)}`,
+    );
+  }
+}
 
 export async function run(server: BenchServer): Promise<void> {
   const merchant = await fundedMerchant(server.db);
@@ -43,7 +60,7 @@ export async function run(server: BenchServer): Promise<void> {
   const tokens = await cardTokens(
     server.url,
     merchant.keys['x-api-public-key']!,
-    Math.ceil(RATE * SECONDS * 0.22),
+    Math.ceil((RATE * SECONDS + TRADE_RATE * TRADE_SECONDS) * 0.22),
   );
   const pix = JSON.stringify({ amount: 10000, paymentMethod: 'PIX', customer: CUSTOMER, items: ITEMS });
   const boleto = JSON.stringify({
@@ -79,6 +96,22 @@ export async function run(server: BenchServer): Promise<void> {
   // One probe from before the burst to its end, timed on a thread of its own (the burst's generator keeps this
   // process's event loop busy), its connections kept alive throughout, as a merchant's server reading its
   // balance keeps them: warm-up (not counted), then at rest, then during the burst.
+  const offer = (rate: number, seconds: number) =>
+    offerEvenly({
+      url: `${server.url}/api/transactions`,
+      method: 'POST',
+      headers: json,
+      body,
+      rate,
+      seconds,
+      connections: 400,
+    });
+  if (TRADE_RATE > 0) {
+    const trade = await offer(TRADE_RATE, TRADE_SECONDS);
+    console.log(
+      `the ordinary trade before the burst: ${TRADE_RATE} charges/s for ${TRADE_SECONDS} s, ${trade.answers['2xx'] ?? 0} answered 2xx`,
+    );
+  }
   const restSeconds = Math.min(SECONDS, 20);
   const restFrom = WARMUP * 1000;
   const burstFrom = restFrom + restSeconds * 1000;
@@ -91,19 +124,12 @@ export async function run(server: BenchServer): Promise<void> {
   await probe.started;
   await setTimeout(burstFrom);
   const cpuBefore = cpuSnapshot(server.pid);
-  const burst = await offerEvenly({
-    url: `${server.url}/api/transactions`,
-    method: 'POST',
-    headers: json,
-    body,
-    rate: RATE,
-    seconds: SECONDS,
-    connections: 400,
-  });
+  const burst = await offer(RATE, SECONDS);
   const cpuAfter = cpuSnapshot(server.pid);
   const samples = await probe.samples;
   const rest = samples.filter((r) => r.at >= restFrom && r.at < burstFrom);
   const during = samples.filter((r) => r.at >= burstFrom);
+  if (process.env.BENCH_BURST_PER_SECOND) printPerSecond(during, burstFrom);
   const cores = (k: 'gateway' | 'bench' | 'postgres') => ((cpuAfter[k] - cpuBefore[k]) / SECONDS).toFixed(2);
   const answered = burst.answers['2xx'] ?? 0;
   const refused = Object.entries(burst.answers)
