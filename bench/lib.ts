@@ -317,6 +317,17 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
+/** A probe's samples over `seconds` as a row's measurement: their rate, p99 (to 0.1 ms), non-2xx and errors. */
+export function probeMeasurement(samples: readonly ProbeSample[], seconds: number): Measurement {
+  const sorted = samples.map((r) => r.ms).sort((a, b) => a - b);
+  return {
+    reqPerSec: samples.length / seconds,
+    p99: Math.round(percentile(sorted, 99) * 10) / 10,
+    non2xx: samples.filter((r) => r.status < 200 || r.status > 299).length,
+    errors: samples.filter((r) => r.status === 0).length,
+  };
+}
+
 /** Warm-up first (not measured), then DURATION seconds at 50 connections. */
 export async function measure(options: LoadOptions): Promise<Measurement> {
   if (WARMUP > 0) await run(options, WARMUP);

@@ -5,12 +5,12 @@ import {
   cpuSnapshot,
   DURATION,
   fundedMerchant,
-  type Measurement,
   offerEvenly,
   type ProbeSample,
   percentile,
   printRow,
   probeApart,
+  probeMeasurement,
   WARMUP,
 } from '../lib.js';
 import { CUSTOMER, cardTokens, dueDate, ITEMS } from './cost.js';
@@ -87,12 +87,6 @@ export async function run(server: BenchServer): Promise<void> {
     }
     return boleto;
   };
-  const measurement = (samples: ProbeSample[], seconds: number): Measurement => ({
-    reqPerSec: samples.length / seconds,
-    p99: Math.round(percentile(sortedMs(samples), 99) * 10) / 10,
-    non2xx: samples.filter((r) => r.status < 200 || r.status > 299).length,
-    errors: samples.filter((r) => r.status === 0).length,
-  });
   // One probe from before the burst to its end, timed on a thread of its own (the burst's generator keeps this
   // process's event loop busy), its connections kept alive throughout, as a merchant's server reading its
   // balance keeps them: warm-up (not counted), then at rest, then during the burst.
@@ -147,9 +141,9 @@ export async function run(server: BenchServer): Promise<void> {
   if (next > tokens.length) console.log(`  (${next - tokens.length} card requests reused a spent token)`);
   printRow({
     name: `GET /api/public/balance p99 during ${RATE} charges/s offered (ratio: p99 at rest ÷ p99 during)`,
-    target: measurement(during, SECONDS),
+    target: probeMeasurement(during, SECONDS),
     baselineName: 'the same read at rest, just before',
-    baseline: measurement(rest, restSeconds),
+    baseline: probeMeasurement(rest, restSeconds),
     goal: 0.5,
     ratio: percentile(sortedMs(rest), 99) / Math.max(percentile(sortedMs(during), 99), 1),
   });

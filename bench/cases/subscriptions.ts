@@ -1,5 +1,11 @@
-import autocannon from 'autocannon';
-import { approvedCard, type BenchServer, benchMerchant, printRow } from '../lib.js';
+import {
+  approvedCard,
+  type BenchServer,
+  benchMerchant,
+  printRow,
+  probeApart,
+  probeMeasurement,
+} from '../lib.js';
 
 const RENEWALS = Number(process.env.BENCH_RENEWALS ?? 10_000);
 /** The goal: every renewal due at once charged within this. */
@@ -7,9 +13,13 @@ const WITHIN_SECONDS = 60;
 /** The API's read (the balance) at a steady rate: its p99 idle, then while the renewals are charged. */
 const READ_RATE = 100;
 
+/**
+ * The read's p99 over `seconds`, each read sent at its own time on a thread of its own (probeApart): autocannon's
+ * `overallRate` sent each connection's reads of a second back to back, and timed them on the thread that polls
+ * the scheduler's progress.
+ */
 async function p99Of(url: string, headers: Record<string, string>, seconds: number) {
-  const r = await autocannon({ url, headers, connections: 10, overallRate: READ_RATE, duration: seconds });
-  return { reqPerSec: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return probeMeasurement(await probeApart({ url, headers, rate: READ_RATE, seconds }).samples, seconds);
 }
 
 /**
