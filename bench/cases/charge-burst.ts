@@ -20,10 +20,11 @@ import { CUSTOMER, cardTokens, dueDate, ITEMS } from './cost.js';
  * (default 60; 3 × DURATION with BENCH_QUICK) to one gateway process, mixed as sales are — 70 % PIX, 20 %
  * card (each with a token made beforehand, not counted), 10 % boleto — at a fixed offered rate, each charge
  * sent at its own time (offerEvenly, up to 400 connections), while a merchant reads its balance 20 times a
- * second, timed on a thread of its own (probeApart), after the shop's ordinary trade (BENCH_BURST_TRADE). Two rows: the balance read's p99 during the burst
- * against the same read at rest just before (the goal: under 2 ×, so rest ÷ burst ≥ 0.5), and the charges
- * answered 2xx per second against the rate offered (the rest refused 503 by the gateway while its event loop
- * is busy: CHARGE_SHED_UTILIZATION, BENCH_SHED here); then the CPU each side used during the burst.
+ * second, timed on a thread of its own (probeApart), after the shop's ordinary trade (BENCH_BURST_TRADE). Two
+ * rows: the balance read's p99 during the burst against the same read at rest just before (the goal: under
+ * 2 ×, so rest ÷ burst ≥ 0.5), and the charges answered 2xx per second against the rate offered (the rest
+ * refused 503 by the gateway while its event loop is busy: CHARGE_SHED_UTILIZATION, BENCH_SHED here); then the
+ * CPU each side used during the burst.
  */
 const sortedMs = (samples: ProbeSample[]) => samples.map((r) => r.ms).sort((a, b) => a - b);
 
@@ -87,9 +88,6 @@ export async function run(server: BenchServer): Promise<void> {
     }
     return boleto;
   };
-  // One probe from before the burst to its end, timed on a thread of its own (the burst's generator keeps this
-  // process's event loop busy), its connections kept alive throughout, as a merchant's server reading its
-  // balance keeps them: warm-up (not counted), then at rest, then during the burst.
   const offer = (rate: number, seconds: number) =>
     offerEvenly({
       url: `${server.url}/api/transactions`,
@@ -106,6 +104,9 @@ export async function run(server: BenchServer): Promise<void> {
       `the ordinary trade before the burst: ${TRADE_RATE} charges/s for ${TRADE_SECONDS} s, ${trade.answers['2xx'] ?? 0} answered 2xx`,
     );
   }
+  // One probe from before the burst to its end, timed on a thread of its own (the burst's generator keeps this
+  // process's event loop busy), its connections kept alive throughout, as a merchant's server reading its
+  // balance keeps them: warm-up (not counted), then at rest, then during the burst.
   const restSeconds = Math.min(SECONDS, 20);
   const restFrom = WARMUP * 1000;
   const burstFrom = restFrom + restSeconds * 1000;
