@@ -502,19 +502,25 @@ export class SubscriptionBiller {
         total += await this.applyOutcomes(
           ended.slice(i, i + GROUP).map((c) => c.id),
           statuses,
+          only.subscriptionId !== undefined,
         );
       }
       if (open.length < SCAN_PAGE) return total;
     }
   }
 
-  /** Ended tries' outcomes applied in one transaction (those another scheduler is applying are skipped). */
+  /**
+   * Ended tries' outcomes applied in one transaction. Those another scheduler is applying are skipped, or, for
+   * one subscription's own (`wait`: the sandbox's advance, a card given on the billing page, which answer with
+   * the outcome applied), waited for: its answer never reads the subscription as it was before the outcome.
+   */
   private async applyOutcomes(
     chargeIds: number[],
     statuses: Map<number, { status: string; uuid: string }>,
+    wait: boolean,
   ): Promise<number> {
     return this.db.tx(async (tx) => {
-      const charges = await lockCharges(tx, chargeIds);
+      const charges = await lockCharges(tx, chargeIds, wait);
       const subs = await lockSubscriptions(tx, [...new Set(charges.map((c) => c.subscription_id))]);
       const who = await subscribersOf(tx, [...subs.values()]);
       // payments, the common outcome, are written together: one statement each for the tries, the

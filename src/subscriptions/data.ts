@@ -506,11 +506,14 @@ export async function openCharges(
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
 }
 
-/** These tries, still without an outcome, locked (those another scheduler holds are skipped). */
-export async function lockCharges(q: Queryable, ids: number[]): Promise<ChargeRow[]> {
+/**
+ * These tries, still without an outcome, locked: those another scheduler holds are skipped, or, with `wait`,
+ * waited for (and left out once it has given them their outcome).
+ */
+export async function lockCharges(q: Queryable, ids: number[], wait = false): Promise<ChargeRow[]> {
   const rows = await q.query<ChargeRow>(
     `SELECT * FROM subscription_charges WHERE id = ANY($1::bigint[]) AND outcome IS NULL
-      ORDER BY id FOR UPDATE SKIP LOCKED`,
+      ORDER BY id FOR UPDATE${wait ? '' : ' SKIP LOCKED'}`,
     [ids],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));

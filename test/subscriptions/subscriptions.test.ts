@@ -427,6 +427,33 @@ describe('subscriptions by PIX', () => {
     expect(next.body.status).toBe('active');
     expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['PENDENTE', 'PAGO']);
   });
+  it('the advance waits for a scheduler applying the same try: it answers with the outcome applied', async () => {
+    const customerId = await customer('pix-race@example.com');
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'PIX' });
+    expect(made.status, made.text).toBe(201);
+    await advance(made.body.id);
+    const [sale] = await salesOf(made.body.id);
+    const paid = await api('POST', `/api/sandbox/sales/${sale!.uuid}/status`, { status: 'PAGO' });
+    expect(paid.status, paid.text).toBeLessThan(300);
+    // the try locked as a running scheduler locks it while it applies the payment: the advance waits for it
+    // (it used to skip it, find the try still open and answer 409)
+    const held = await server.runtime.platform.db.tx(async (tx) => {
+      const locked = await tx.query(
+        `SELECT c.id FROM subscription_charges c JOIN sales s ON s.id = c.sale_id
+          WHERE s.uuid = $1 AND c.outcome IS NULL FOR UPDATE OF c`,
+        [sale!.uuid],
+      );
+      expect(locked).toHaveLength(1);
+      const pending = advance(made.body.id);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return { pending }; // not awaited here: the lock is let go when this transaction ends
+    });
+    const answer = await held.pending;
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.status).toBe('active');
+    expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['PENDENTE', 'PAGO']);
+  });
   it('cancelled now, its open charge is cancelled with it: nobody pays it, and no dunning e-mail follows', async () => {
     const customerId = await customer('pix-cancel@example.com');
     const planId = await plan();
