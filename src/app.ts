@@ -316,7 +316,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
   await app.register(billingPageRoutes, {
     page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>
-      charging.biller.chargeNow(id),
+      charging.biller.chargeNowOrAwait(id),
     ),
     perIp: limits.checkoutPerIp,
     cardAttempt,

@@ -1,3 +1,4 @@
+import { setTimeout as rest } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { BoletoInputError, type BoletoIssuer } from '../boletos/index.js';
@@ -17,6 +18,7 @@ import {
   claimCharges,
   failUnsoldCharge,
   findCharge,
+  hasTryUnderWay,
   lockCharges,
   lockDue,
   lockIncompleteExpired,
@@ -55,6 +57,10 @@ export interface PeriodChargers {
   /** PIX subscriptions whose customer authorised a Pix Automático mandate are debited through it. */
   mandates: MandateCharges | null;
 }
+
+/** How long a page's customer waits for a try the scheduler is making, and how often it is looked at. */
+const TRY_AWAITED_MS = 10_000;
+const TRY_POLL_MS = 200;
 
 /** How long a claimed try is left to its scheduler before another takes it over (its sale not stored). */
 export const CLAIM_LEASE_SECONDS = 300;
@@ -208,6 +214,25 @@ export class SubscriptionBiller {
     if (claimed?.sub.payment_method === 'CREDIT_CARD') await this.chargeCards([claimed]);
     else if (claimed) await this.charge(claimed);
     await this.settle({ subscriptionId: sub.id });
+  }
+
+  /**
+   * `chargeNow` for a person waiting on a page (the billing page, when its customer gives a card): when the
+   * running scheduler is making the same try at that moment (CONFLICT), its outcome is waited for, up to
+   * `waitMs`, so the page shows the period paid or refused rather than the subscription as it was.
+   */
+  async chargeNowOrAwait(subscriptionId: number, waitMs = TRY_AWAITED_MS): Promise<void> {
+    try {
+      await this.chargeNow(subscriptionId);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+      const until = Date.now() + waitMs;
+      for (;;) {
+        await this.settle({ subscriptionId });
+        if (!(await hasTryUnderWay(this.db, subscriptionId)) || Date.now() >= until) return;
+        await rest(TRY_POLL_MS);
+      }
+    }
   }
 
   private async claimDue(now: Date, limit: number): Promise<Claimed[]> {

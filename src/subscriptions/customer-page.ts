@@ -33,7 +33,10 @@ export class CustomerPage {
     private readonly db: Db,
     private readonly subscriptions: Subscriptions,
     private readonly tokenize: Tokenize | null,
-    /** The scheduler's own charge of a due period, made now (the biller's `chargeNow`). */
+    /**
+     * The scheduler's own charge of a due period, made now; a try the scheduler is making meanwhile waited
+     * for (the biller's `chargeNowOrAwait`).
+     */
     private readonly chargeNow: ((subscriptionId: number) => Promise<void>) | null = null,
   ) {}
 
@@ -62,7 +65,7 @@ export class CustomerPage {
     // the charge due is made while the customer waits, as the scheduler would make it a moment later
     if (due && this.chargeNow) {
       await this.chargeNow(sub.id).catch((err: unknown) => {
-        // being made by the scheduler right now, or already made: the page shows where it stands
+        // still being made by the scheduler after the wait, or already made: the page shows where it stands
         if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'INVALID_STATUS')) return;
         throw err;
       });

@@ -506,6 +506,15 @@ export async function openCharges(
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
 }
 
+/** Whether a try of the subscription has no outcome yet (being made, or its sale not ended). */
+export async function hasTryUnderWay(q: Queryable, subscriptionId: number): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND outcome IS NULL LIMIT 1`,
+    [subscriptionId],
+  );
+  return rows.length > 0;
+}
+
 /**
  * These tries, still without an outcome, locked: those another scheduler holds are skipped, or, with `wait`,
  * waited for (and left out once it has given them their outcome).
