@@ -315,8 +315,8 @@ export async function buildApp(platform: Platform): Promise<Http> {
   }
   await app.register(subscriptionRoutes, { subscriptions, apiKey, requireSession });
   await app.register(billingPageRoutes, {
-    page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id) =>
-      charging.biller.chargeNowOrAwait(id),
+    page: new CustomerPage(db, subscriptions, payerCardPort ? payerCardPort.tokenize : null, (id, due) =>
+      charging.biller.chargeNowOrAwait(id, due),
     ),
     perIp: limits.checkoutPerIp,
     cardAttempt,

@@ -61,6 +61,8 @@ export interface PeriodChargers {
 /** How long a page's customer waits for a try the scheduler is making, and how often it is looked at. */
 const TRY_AWAITED_MS = 10_000;
 const TRY_POLL_MS = 200;
+/** A try claimed longer ago than this is not waited for (a Pix or boleto one open for its payer). */
+const TRY_RECENT_SECONDS = 60;
 
 /** How long a claimed try is left to its scheduler before another takes it over (its sale not stored). */
 export const CLAIM_LEASE_SECONDS = 300;
@@ -217,21 +219,25 @@ export class SubscriptionBiller {
   }
 
   /**
-   * `chargeNow` for a person waiting on a page (the billing page, when its customer gives a card): when the
-   * running scheduler is making the same try at that moment (CONFLICT), its outcome is waited for, up to
-   * `waitMs`, so the page shows the period paid or refused rather than the subscription as it was.
+   * For a person waiting on a page (the billing page, when its customer gives a card): the try due made now
+   * (`chargeNow`), and a try another is making meanwhile (the running scheduler, the same page in another tab)
+   * waited for, up to `waitMs`, so the page shows the period paid or refused rather than the subscription as
+   * it was.
    */
-  async chargeNowOrAwait(subscriptionId: number, waitMs = TRY_AWAITED_MS): Promise<void> {
-    try {
-      await this.chargeNow(subscriptionId);
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
-      const until = Date.now() + waitMs;
-      for (;;) {
-        await this.settle({ subscriptionId });
-        if (!(await hasTryUnderWay(this.db, subscriptionId)) || Date.now() >= until) return;
-        await rest(TRY_POLL_MS);
+  async chargeNowOrAwait(subscriptionId: number, due: boolean, waitMs = TRY_AWAITED_MS): Promise<void> {
+    if (due) {
+      try {
+        await this.chargeNow(subscriptionId);
+        return;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
       }
+    }
+    const until = Date.now() + waitMs;
+    for (;;) {
+      await this.settle({ subscriptionId });
+      if (!(await hasTryUnderWay(this.db, subscriptionId, TRY_RECENT_SECONDS)) || Date.now() >= until) return;
+      await rest(TRY_POLL_MS);
     }
   }
 

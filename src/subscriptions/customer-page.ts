@@ -34,10 +34,10 @@ export class CustomerPage {
     private readonly subscriptions: Subscriptions,
     private readonly tokenize: Tokenize | null,
     /**
-     * The scheduler's own charge of a due period, made now; a try the scheduler is making meanwhile waited
-     * for (the biller's `chargeNowOrAwait`).
+     * The scheduler's own charge of a period due, made now, and a try another is making meanwhile waited for
+     * (the biller's `chargeNowOrAwait`).
      */
-    private readonly chargeNow: ((subscriptionId: number) => Promise<void>) | null = null,
+    private readonly chargeNow: ((subscriptionId: number, due: boolean) => Promise<void>) | null = null,
   ) {}
 
   async view(token: string): Promise<BillingView> {
@@ -62,11 +62,12 @@ export class CustomerPage {
       const after = await saveSubscription(tx, locked);
       return after.next_charge_at !== null && after.next_charge_at.getTime() <= Date.now();
     });
-    // the charge due is made while the customer waits, as the scheduler would make it a moment later
-    if (due && this.chargeNow) {
-      await this.chargeNow(sub.id).catch((err: unknown) => {
-        // still being made by the scheduler after the wait, or already made: the page shows where it stands
-        if (err instanceof AppError && (err.code === 'CONFLICT' || err.code === 'INVALID_STATUS')) return;
+    // the charge due is made while the customer waits, as the scheduler would make it a moment later; one
+    // being made meanwhile (by the scheduler, or this page in another tab) is waited for
+    if (this.chargeNow) {
+      await this.chargeNow(sub.id, due).catch((err: unknown) => {
+        // already made, or ended meanwhile: the page shows where it stands
+        if (err instanceof AppError && err.code === 'INVALID_STATUS') return;
         throw err;
       });
     }

@@ -506,11 +506,21 @@ export async function openCharges(
   return rows.map((r) => ({ ...r, id: Number(r.id), sale_id: Number(r.sale_id) }));
 }
 
-/** Whether a try of the subscription has no outcome yet (being made, or its sale not ended). */
-export async function hasTryUnderWay(q: Queryable, subscriptionId: number): Promise<boolean> {
+/**
+ * Whether a try of the subscription claimed within the last `seconds` has no outcome yet (being made, or its
+ * sale not ended): a card's try ends within them; a Pix or boleto one left open for its payer is not counted.
+ */
+export async function hasTryUnderWay(
+  q: Queryable,
+  subscriptionId: number,
+  seconds: number,
+): Promise<boolean> {
   const rows = await q.query(
-    `SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND outcome IS NULL LIMIT 1`,
-    [subscriptionId],
+    `SELECT 1 FROM subscription_charges
+      WHERE subscription_id = $1 AND outcome IS NULL
+        AND claimed_at > now() - make_interval(secs => $2::double precision)
+      LIMIT 1`,
+    [subscriptionId, seconds],
   );
   return rows.length > 0;
 }

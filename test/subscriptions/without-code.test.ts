@@ -191,6 +191,42 @@ describe('subscriptions made in the panel', () => {
     }
   });
 
+  it('cards given from two tabs at once: the period is charged once, and both pages show it paid', async () => {
+    const plan = await api<{ id: string }>('POST', '/api/plans', {
+      name: 'Plano Violino',
+      amountCents: 7_000,
+      interval: 'month',
+      methods: ['CREDIT_CARD'],
+    });
+    const customer = await api<{ id: string }>('POST', '/api/customers', person('d', '11144477735'));
+    const sub = await api<Sub>('POST', '/api/subscriptions', {
+      customerId: customer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'CREDIT_CARD',
+    });
+    expect(sub.status, sub.text).toBe(201);
+    const token = tokenOf(sub.body.billingUrl);
+    // the second finds the try being made by the first (as it would find the running scheduler's): it waits
+    // for its outcome rather than answer with the subscription as it was
+    const answers = await Promise.all(
+      ['1', '4'].map((digit) =>
+        call<Billing>('POST', `${server.url}/api/public/billing/${token}/card`, {
+          body: cardBody(cardEnding(digit)),
+        }),
+      ),
+    );
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.status).toBe('active');
+    }
+    const after = await api<Sub>('GET', `/api/subscriptions/${sub.body.id}`);
+    expect(after.body.status).toBe('active');
+    const sales = (
+      await api<{ data: { subscriptionId?: string; status: string }[] }>('GET', '/api/transactions?limit=100')
+    ).body.data.filter((s) => s.subscriptionId === sub.body.id);
+    expect(sales.map((s) => s.status)).toEqual(['PAGO']);
+  });
+
   it('one never given its card expires after its deadline; a card given after is refused (409)', async () => {
     const plan = await api<{ id: string }>('POST', '/api/plans', {
       name: 'Plano Flauta',
