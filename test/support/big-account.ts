@@ -60,7 +60,9 @@ async function dropSecondaryIndexes(db: Queryable, tables: string[]): Promise<st
     [tables],
   );
   for (const { name } of rows) await db.query(`DROP INDEX ${name}`);
-  return rows.map((r) => r.definition);
+  // a partitioned table's index reads `ON ONLY`, which builds it on the parent alone (left invalid, with no
+  // index on any partition): built without ONLY, it is built on every partition too
+  return rows.map((r) => r.definition.replace(' ON ONLY ', ' ON '));
 }
 
 async function fillLedger(db: Queryable, accountId: number, n: number, start: string): Promise<void> {

@@ -47,12 +47,36 @@ export function scansOf(node: PlanNode): string[] {
   return [...own, ...(node.Plans ?? []).flatMap(scansOf)];
 }
 
-/** Rows a plan's scans of these tables read: those they returned plus those their filters threw away. */
+/** The table a relation is, or is a partition of (`postings_p202611` and `postings_legacy` are `postings`). */
+export function tableOf(relation: string): string {
+  return relation.replace(/_(p\d{6}|legacy)$/, '');
+}
+
+/**
+ * Rows a plan's scans of these tables (and of their partitions) read: those they returned plus those their
+ * filters threw away.
+ */
 export function rowsRead(node: PlanNode, tables: string[]): number {
   const own =
-    node['Relation Name'] && tables.includes(node['Relation Name'])
+    node['Relation Name'] && tables.includes(tableOf(node['Relation Name']))
       ? (Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0)) *
         Number(node['Actual Loops'] ?? 1)
       : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, tables), 0);
+}
+
+/**
+ * The sequential scans of these tables (or their partitions) that read any row. A partition with no rows yet
+ * (next month's, say) is scanned sequentially at no cost, because the planner sees it empty.
+ */
+export function seqScansReading(node: PlanNode, tables: string[]): string[] {
+  const relation = node['Relation Name'];
+  const own =
+    relation &&
+    /Seq Scan/.test(node['Node Type']) &&
+    tables.includes(tableOf(relation)) &&
+    rowsRead(node, tables) > 0
+      ? [`${node['Node Type']} on ${relation}`]
+      : [];
+  return [...own, ...(node.Plans ?? []).flatMap((child) => seqScansReading(child, tables))];
 }
