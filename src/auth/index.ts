@@ -12,7 +12,7 @@ export { LastUseRecorder } from './last-use.js';
 export { accountOf, panelSession, sessionOf, signedIn } from './panel-session.hook.js';
 export {
   checkPassword,
-  DUMMY_PASSWORD_HASH,
+  dummyPasswordHash,
   hashPassword,
   imitatePasswordCheck,
   verifyPassword,

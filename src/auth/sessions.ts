@@ -10,7 +10,7 @@ import {
   loginKey,
   withAttempt,
 } from './attempts.js';
-import { DUMMY_PASSWORD_HASH, imitatePasswordCheck, verifyPassword } from './passwords.js';
+import { dummyPasswordHash, imitatePasswordCheck, verifyPassword } from './passwords.js';
 import { type Permission, permissionsOf, type Role } from './roles.js';
 import { consumeCode, type TotpService } from './totp.js';
 import type { UserRow } from './users/data.js';
@@ -97,7 +97,7 @@ export class SessionService {
     const secret = user ? this.totp.secretOf(user) : null;
     if (secret) return given.totpCode !== undefined && consumeCode(this.db, userId, secret, given.totpCode);
     if (given.password === undefined) return false;
-    return verifyPassword(given.password, user?.password_hash ?? DUMMY_PASSWORD_HASH, turn);
+    return verifyPassword(given.password, user?.password_hash ?? dummyPasswordHash(), turn);
   }
 
   /**

@@ -12,11 +12,36 @@ let stored: string;
 const served: PasswordCheckServed[] = [];
 const listen = (message: unknown) => served.push(message as PasswordCheckServed);
 
+/** A hash made as a gateway outside NODE_ENV=test makes it (the turn tests need checks that take a while). */
+async function productionHash(password: string): Promise<string> {
+  const was = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    return await hashPassword(password);
+  } finally {
+    process.env.NODE_ENV = was;
+  }
+}
+
 beforeAll(async () => {
-  stored = await hashPassword('the right password');
+  stored = await productionHash('the right password');
   passwordCheckChannel.subscribe(listen);
 });
 afterAll(() => passwordCheckChannel.unsubscribe(listen));
+
+describe('password hashes', () => {
+  it("are scrypt at OWASP's minimum-memory cost, and cheaper only under NODE_ENV=test", async () => {
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/);
+    expect(await verifyPassword('the right password', stored)).toBe(true);
+    expect(await verifyPassword('the wrong password', stored)).toBe(false);
+    const cheap = await hashPassword('the right password');
+    expect(process.env.NODE_ENV).toBe('test');
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword('the right password', cheap)).toBe(true);
+    // a check reads the cost from the stored hash: one made under test stays checkable, and the other way round
+    expect(await verifyPassword('the wrong password', cheap)).toBe(false);
+  });
+});
 
 describe('the wait for a password check', () => {
   it("serves a key's first turn before every retry that waits, whatever came first", async () => {
