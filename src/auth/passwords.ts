@@ -15,7 +15,7 @@ const MAXMEM = 64 * 1024 * 1024;
 const KEYLEN = 32;
 
 /** The cost new hashes are made with, read at each hash (a test may change NODE_ENV around one). */
-export function passwordCost(): { N: number; r: number; p: number } {
+function passwordCost(): { N: number; r: number; p: number } {
   return process.env.NODE_ENV === 'test' ? TEST_SCRYPT : SCRYPT;
 }
 
