@@ -155,7 +155,8 @@ export class CredentialService {
 
   /**
    * Narrows a live key in place (a scope no wider than it has, within the user's own): it keeps its pair, and
-   * the user becomes its creator, which settles a review.
+   * the user becomes its creator, which settles a review. Only a user who could have made the key as it is may
+   * (a developer narrows `charges` keys, never a `full` one: 403, nothing changed).
    */
   async narrow(
     accountId: number,
@@ -170,6 +171,9 @@ export class CredentialService {
     const changed = await this.db.tx(async (tx) => {
       const old = await data.lockLiveCredential(tx, accountId, id);
       if (!old) throw notFound('No such active credential');
+      // changed, as revoked, only by someone who could have made it as it is: narrowing a full key to read
+      // and then revoking it would otherwise be a developer revoking a full key
+      if (isKeyScope(old.scope)) assertWithin(creator, old.scope, 'change');
       if (!scopeCovers(old.scope, scope)) {
         throw validation(`A key can only be narrowed: this one is "${old.scope}"; make a new key instead`);
       }
@@ -227,7 +231,11 @@ async function insertPair(tx: Queryable, accountId: number, spec: data.NewCreden
 }
 
 /** A user may make, roll or revoke a key only of a scope within their own role (403, nothing written). */
-function assertWithin(creator: KeyCreator, scope: KeyScope, verb: 'make' | 'revoke' = 'make'): void {
+function assertWithin(
+  creator: KeyCreator,
+  scope: KeyScope,
+  verb: 'make' | 'revoke' | 'change' = 'make',
+): void {
   const widest = widestKeyScope(creator.role);
   if (widest === null || !scopeCovers(widest, scope)) {
     throw new AppError(

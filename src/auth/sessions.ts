@@ -2,6 +2,7 @@ import { type Actor, recordAudit } from '../audit/index.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, unauthorized } from '../platform/errors/app-error.js';
+import { closedAccount } from './account-gate.js';
 import {
   type Attempt,
   clearAttempts,
@@ -148,6 +149,12 @@ export class SessionService {
         throw await failed('Invalid or already used two-factor code');
       }
     }
+    // a closed account's people open no session (its sessions are refused anyway): said only to the right
+    // password and code, as the panel's other refusals of a closed account say it
+    const [account] = await this.db.query<{ status: string }>('SELECT status FROM accounts WHERE id = $1', [
+      user.account_id,
+    ]);
+    if (!account || account.status === 'closed') throw closedAccount();
     return this.db.tx(async (tx) => {
       await clearAttempts(tx, loginKey(email));
       await recordAudit(tx, user.account_id, actor, { action: 'login.succeeded', target: null });

@@ -82,9 +82,10 @@ export async function updateRecipient(
   changes: RecipientChanges,
 ): Promise<RecipientRow | null> {
   const columns = Object.keys(changes) as (keyof RecipientChanges)[];
+  if (columns.length === 0) throw new Error('updateRecipient: no change given');
   const sets = columns.map((c, i) => `${c} = $${i + 3}`);
   const [row] = await q.query<RecipientRow>(
-    `UPDATE recipients SET ${sets.length > 0 ? sets.join(', ') : 'id = id'}
+    `UPDATE recipients SET ${sets.join(', ')}
       WHERE id = $1 AND account_id = $2 RETURNING *`,
     [id, accountId, ...columns.map((c) => changes[c])],
   );

@@ -180,18 +180,19 @@ export class Recipients {
   /**
    * Changes a recipient (PATCH): the fields given, checked; the document never. Another account's: 404. The
    * change is in the account's audit log (`recipient.updated`, the fields named), in its transaction: a new Pix
-   * key is where the recipient's money goes.
+   * key is where the recipient's money goes. A body that names no field (`{}`) changes nothing: the recipient
+   * as it is, nothing written, nothing audited.
    */
   async update(accountId: number, id: string, input: unknown, actor: Actor): Promise<RecipientView> {
     const current = await this.get(accountId, id);
     const changes = parseRecipientChanges(input, current);
+    if (Object.keys(changes).length === 0) return recipientView(current);
     return this.db.tx(async (tx) => {
       const row = await updateRecipient(tx, accountId, current.id, changes);
       if (!row) throw notFound('Recipient not found');
-      const fields = Object.keys(changes).sort().join(',');
       await recordAudit(tx, accountId, actor, {
         action: 'recipient.updated',
-        target: `recipient:${row.uuid}${fields ? ` ${fields}` : ''}`,
+        target: `recipient:${row.uuid} ${Object.keys(changes).sort().join(',')}`,
       });
       return recipientView(row);
     });

@@ -369,6 +369,20 @@ describe('keys bounded by their creator', () => {
       body: { graceHours: 0 },
     });
     expect(roll.status).toBe(403);
+    // nor narrow it: a key is changed, as it is revoked, only by someone who could have made it (narrowing a
+    // full key to read, then revoking it, would be a developer revoking a full key)
+    const devNarrow = await call<{ success: boolean; error: { code: string; message: string } }>(
+      'PATCH',
+      `${server.url}/api/credentials/${key.body.id}`,
+      { headers: admin.panel, body: { scope: 'read' } },
+    );
+    expect(devNarrow.status).toBe(403);
+    expect(devNarrow.body).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
+    expect(devNarrow.body.error.message).toMatch(/may change keys of scope "charges" at most, not "full"/);
+    expect(await listed()).toMatchObject({ scope: 'full', needsReview: true });
+    expect(
+      (await call('DELETE', `${server.url}/api/credentials/${key.body.id}`, { headers: admin.panel })).status,
+    ).toBe(403);
     // an owner narrows it: same keys, now charges, vouched for by the owner
     const narrowed = await call<Listed>('PATCH', `${server.url}/api/credentials/${key.body.id}`, {
       headers: owner.panel,

@@ -100,6 +100,15 @@ describe('PATCH /api/recipients/{id}', () => {
     const extra = await patch(r.id, { balance: 1 });
     expect(extra.status).toBe(400);
     expect(String(extra.body.message)).toMatch(/balance/);
+    // a body naming no field changes nothing: the recipient as it is, nothing audited
+    const none = await patch(r.id, {});
+    expect(none.status, none.text).toBe(200);
+    expect(none.body).toEqual(read.body);
+    expect(
+      await db().query("SELECT 1 FROM audit_log WHERE account_id = $1 AND action = 'recipient.updated'", [
+        platform.accountId,
+      ]),
+    ).toHaveLength(1);
 
     expect((await patch(r.id, { name: 'Outro' }, other.keys)).status).toBe(404);
     // a read key reads, never changes

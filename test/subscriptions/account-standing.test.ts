@@ -202,6 +202,32 @@ describe('subscriptions and the account’s standing', () => {
     expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['CANCELADO']);
     expect((await factsOf(made.body.id)).at(-1)).toBe('subscription.canceled');
     expect((await api(m, 'GET', '/api/public/balance')).status).toBe(401);
+    expect((await call('GET', `${server.url}/api/auth/me`, { headers: m.panel })).status).toBe(401);
+    // its people log in no more: the right password is told the account is closed, and no session is made
+    const sessions = async () =>
+      (
+        await db().query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM panel_sessions WHERE account_id = $1',
+          [m.accountId],
+        )
+      )[0]!.n;
+    const before = await sessions();
+    const login = await call<{ success: boolean; error: { code: string; message: string } }>(
+      'POST',
+      `${server.url}/api/auth/login`,
+      { body: { email: m.email, password: m.password } },
+    );
+    expect(login.status).toBe(401);
+    expect(login.body).toMatchObject({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: 'This account is closed' },
+    });
+    expect(await sessions()).toBe(before);
+    const wrong = await call<{ error: { message: string } }>('POST', `${server.url}/api/auth/login`, {
+      body: { email: m.email, password: 'not-the-password' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.message).toBe('Invalid email or password'); // nothing said without the password
     await mailbox.waitFor(m.email, /Conta encerrada/);
     // once closed, it is closed
     expect((await ops(admin, `/api/ops/accounts/${m.accountId}/close`, { reason: 'de novo' })).status).toBe(

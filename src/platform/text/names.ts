@@ -1,3 +1,5 @@
+import { isIPv6 } from 'node:net';
+
 /** Longest name a person or an account may have (it is printed in e-mails and the panel). */
 export const MAX_NAME_LENGTH = 120;
 
@@ -8,8 +10,8 @@ const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
  * What a mail client would make a link of, read after compatibility folding (a full-width colon or slash is the
  * ASCII one, an ideographic full stop a dot): a scheme before a slash or backslash (`http:/\`, `https：//`), a
  * scheme that needs none (`mailto:`, `javascript:`), `www.`, a dotted name ending in letters (`loja.com`,
- * `ana@evil.com.br`, `bit.ly/x`) and a dotted IPv4 address. Dots between single letters (`S.A.`, `J. R.`) and
- * numbers (`Loja 2.0`) stay allowed.
+ * `ana@evil.com.br`, `bit.ly/x`), a dotted IPv4 address and an IPv6 one (IPV6_CANDIDATES). Dots between single
+ * letters (`S.A.`, `J. R.`) and numbers (`Loja 2.0`) stay allowed, and so do times (`10:30`).
  */
 const LINK_PATTERNS = [
   /[a-z][a-z0-9+.-]*\s*:\s*[/\\]/i,
@@ -18,6 +20,11 @@ const LINK_PATTERNS = [
   /[\p{L}\p{N}](?:[\p{L}\p{N}_-]*[\p{L}\p{N}])?\.\p{L}{2,}/u,
   /\d{1,3}(?:\.\d{1,3}){3}/,
 ];
+/**
+ * A run of hex digits, colons and dots holding two colons or more, not inside a word (`2001:db8::1`, `::1`,
+ * `[fe80::1%eth0]`, `::ffff:10.0.0.1`): an IPv6 address when Node's parser says it is one, its zone left aside.
+ */
+const IPV6_CANDIDATES = /(?<![\p{L}\p{N}])[0-9a-f]*:[0-9a-f.]*:[0-9a-f:.]*(?:%[\p{L}\p{N}]+)?/giu;
 const DOTS = /[\u3002\uff61\ufe12\u2024]/g;
 
 /** The text as a mail client may read it: compatibility forms folded, look-alike dots made dots. */
@@ -28,7 +35,11 @@ function folded(text: string): string {
 /** Whether a mail client could turn some of `text` into a link (see LINK_PATTERNS). */
 export function looksLikeLink(text: string): boolean {
   const plain = folded(text);
-  return LINK_PATTERNS.some((p) => p.test(plain));
+  if (LINK_PATTERNS.some((p) => p.test(plain))) return true;
+  for (const [run] of plain.matchAll(IPV6_CANDIDATES)) {
+    if (isIPv6(run.replace(/%.*$/, '').replace(/\.$/, ''))) return true;
+  }
+  return false;
 }
 
 export interface NameRules {

@@ -22,6 +22,12 @@ describe('nameProblem', () => {
       'evil。com', // ideographic full stop
       'evil｡com',
       'Servidor 10.0.0.1',
+      'Loja 2001:db8::1',
+      'Loja ::1',
+      'Loja [fe80::1%eth0]',
+      'Loja ::ffff:10.0.0.1',
+      'Loja 2001:0db8:85a3:0000:0000:8a2e:0370:7334.',
+      'Loja ２００１：ｄｂ８：：１', // full-width
       'Loja ftp :/x',
       'site: xn--80ak6aa92e.com',
     ]) {
@@ -38,6 +44,8 @@ describe('nameProblem', () => {
       'J. R. R. Tolkien',
       'Padaria & Café 2.0',
       'Loja: Centro',
+      'Plantão 10:30:00',
+      'Café::Bar',
       'Ana (Financeiro)',
       'Integração ERP - produção',
       '山田 太郎',
