@@ -109,7 +109,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
   const lastUse = new LastUseRecorder(db, log);
   app.addHook('onClose', () => lastUse.close());
   const totp = new TotpService(db, config.secretsKey);
-  const sessions = new SessionService(db, totp);
+  const sessions = new SessionService(db, totp, (accountId) => authCache.account(accountId));
   const credentials = new CredentialService(db, authCache);
   const apiKey = apiKeyAuth(authCache, lastUse, limits.perKey);
   const requireSession = panelSession(sessions, authCache);

@@ -11,6 +11,7 @@ import {
   loginKey,
   withAttempt,
 } from './attempts.js';
+import type { CachedAccount } from './auth-cache.js';
 import { dummyPasswordHash, imitatePasswordCheck, verifyPassword } from './passwords.js';
 import { type Permission, permissionsOf, type Role } from './roles.js';
 import { consumeCode, type TotpService } from './totp.js';
@@ -73,6 +74,8 @@ export class SessionService {
   constructor(
     private readonly db: Db,
     private readonly totp: TotpService,
+    /** The account's standing (the auth cache's: this module does not read the accounts table). */
+    private readonly standing: (accountId: number) => Promise<CachedAccount | null>,
   ) {}
 
   /**
@@ -151,9 +154,7 @@ export class SessionService {
     }
     // a closed account's people open no session (its sessions are refused anyway): said only to the right
     // password and code, as the panel's other refusals of a closed account say it
-    const [account] = await this.db.query<{ status: string }>('SELECT status FROM accounts WHERE id = $1', [
-      user.account_id,
-    ]);
+    const account = await this.standing(Number(user.account_id));
     if (!account || account.status === 'closed') throw closedAccount();
     return this.db.tx(async (tx) => {
       await clearAttempts(tx, loginKey(email));

@@ -203,7 +203,10 @@ export class SubscriptionBiller {
     const claimed = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;
       if (isFinal(locked.status) || locked.next_charge_at === null) {
-        throw new AppError('INVALID_STATUS', `this subscription is ${locked.status}: it has no charge to make`);
+        throw new AppError(
+          'INVALID_STATUS',
+          `this subscription is ${locked.status}: it has no charge to make`,
+        );
       }
       const who = (await subscribersOf(tx, [locked])).get(locked.id)!;
       const endsNow = locked.cancel_at_period_end;
