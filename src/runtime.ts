@@ -4,6 +4,7 @@ import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
 import { newestSealedCardToken } from './cards/index.js';
 import { installCartRules } from './checkout/index.js';
+import { publishSealingKey } from './mail/index.js';
 import { installPixRules } from './pix/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
@@ -70,6 +71,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await newestSealedTwoFactorSecret(db),
       await newestSealedCardToken(db),
     ]);
+    await publishSealingKey(db, config.secretsKey); // what an operator command seals its e-mails to
     const queue = await Queue.start(db, log, {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,

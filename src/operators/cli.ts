@@ -1,3 +1,4 @@
+import { publishedSealingKey } from '../mail/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
@@ -17,23 +18,27 @@ export const operatorCommands: Command[] = [
       role: `one of ${OPERATOR_ROLES.join(', ')} (each includes the one before)`,
     },
     options: { email: { type: 'string' }, role: { type: 'string' } },
-    secrets: true,
     async run({ db, config }, values) {
       const role = required(values, 'role');
       if (!isOperatorRole(role)) throw new UsageError(`--role must be one of ${OPERATOR_ROLES.join(', ')}`);
-      // the invitation e-mail is queued in the same transaction; the gateway's workers send it
+      // no SECRETS_KEY here (an operator command's environment): the invitation e-mail, queued in the same
+      // transaction for the gateway's workers to send, is sealed to the key the gateway published at start
+      const publicKey = await publishedSealingKey(db);
       const queue = await Queue.start(db, createLogger(config.logLevel), null);
       try {
         const invitations = new OperatorInvitations(
           db,
-          { queue, key: config.secretsKey },
+          publicKey ? { queue, publicKey } : null,
           config.secretsKey,
           config.publicUrl,
         );
         const invited = await invitations.invite(required(values, 'email'), role, CLI_OPERATOR);
+        const mailed = publicKey
+          ? `e-mailed to ${invited.operator.email} by the gateway's workers`
+          : 'not e-mailed: no gateway has started on this database yet (it publishes the key e-mails are sealed to); give the link to the person, or resend the invitation from the console';
         return {
-          result: invited,
-          text: `invited operator ${invited.operator.id} (${invited.operator.email}, ${role})\ninvitation link (shown once, valid 72 hours): ${invited.invitationUrl}`,
+          result: { ...invited, invitationMailed: publicKey !== null },
+          text: `invited operator ${invited.operator.id} (${invited.operator.email}, ${role})\ninvitation link (shown once, valid 72 hours): ${invited.invitationUrl}\n${mailed}`,
         };
       } finally {
         await queue.stop();

@@ -30,7 +30,8 @@ const invalidToken = () =>
 export class OperatorInvitations {
   constructor(
     private readonly db: Db,
-    private readonly mail: MailOutbox,
+    /** null: the invitations are not e-mailed (an operator command before any gateway published its key). */
+    private readonly mail: MailOutbox | null,
     private readonly secretsKey: Buffer,
     private readonly publicUrl: string,
   ) {}
@@ -103,6 +104,7 @@ export class OperatorInvitations {
       [hashSecret(token), operator.id, INVITATION_HOURS],
     );
     const invitationUrl = `${this.publicUrl}/ops#/convite/${token}`;
+    if (!this.mail) return invitationUrl;
     await queueMail(tx, this.mail, {
       cause: `operator-invitation:${hashSecret(token)}`,
       to: operator.email,

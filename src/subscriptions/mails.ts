@@ -16,7 +16,7 @@ interface Subscriber {
 type SubscriptionView = { status: SubscriptionRow['status']; nextChargeAt: string | null };
 
 /** Where the customer's e-mails go: the mail outbox, the page links' origin, and whether the sandbox is on. */
-export type SubscriptionMail = MailOutbox & { publicUrl: string; testMode?: boolean };
+export type SubscriptionMail = MailOutbox & { key: Buffer; publicUrl: string; testMode?: boolean };
 type Outbox = SubscriptionMail;
 
 /** Said in every subscription e-mail while the sandbox is on (its subject says "[Teste]" too). */

@@ -1,18 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/platform/db/db.js';
 import { runGateway } from '../support/cli.js';
 import { call } from '../support/http.js';
+import { linkToken, Mailbox } from '../support/mailbox.js';
 import { inFreshTotpStep, totpCode } from '../support/operators.js';
 import { freshDatabase } from '../support/pg.js';
 import { type ChildServer, spawnGateway } from '../support/server.js';
 
 /**
  * `gateway operators create`, the first operator's only door, run as the README says: a child process with
- * the settings the README gives and nothing else (no SECRETS_KEY: the dev secrets in DATA_DIR), then the
- * invitation it printed accepted, TOTP enrolled and a console login made against `gateway serve` on the same
- * data.
+ * the settings the README gives operator commands and nothing else (no SECRETS_KEY, and no dev secret file
+ * written), then the invitation it printed accepted, TOTP enrolled and a console login made against `gateway
+ * serve` on the same data. Run before any gateway, it prints the link alone; run beside a gateway, in
+ * production, its e-mail (sealed to the key the gateway published) is sent by the gateway's workers.
  */
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -33,6 +37,10 @@ async function firstOperatorJourney(env: Record<string, string>) {
   const link = /invitation link \(shown once, valid 72 hours\): (\S+)/.exec(created.stdout)?.[1];
   expect(link, created.stdout).toMatch(/\/ops#\/convite\/\S+$/);
   const token = link!.split('#/convite/')[1]!;
+  // no gateway has published the key its e-mail would be sealed to: said, and no dev secret written
+  expect(created.stdout).toMatch(/not e-mailed: no gateway has started on this database yet/);
+  expect(existsSync(path.join(env.DATA_DIR!, 'dev-secrets-key'))).toBe(false);
+  expect(existsSync(path.join(env.DATA_DIR!, 'dev-postback-secret'))).toBe(false);
 
   const server: ChildServer = await spawnGateway(['serve'], env);
   cleanups.push(() => server.stop());
@@ -64,6 +72,44 @@ describe('gateway operators create makes the first operator', () => {
     const db = await freshDatabase();
     cleanups.push(db.drop);
     await firstOperatorJourney({ DATABASE_URL: db.url, DATA_DIR: dataDir() });
+  }, 120_000);
+
+  it('in production beside a running gateway, without SECRETS_KEY: the gateway’s workers e-mail the invitation', async () => {
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    const mailbox = await Mailbox.start();
+    cleanups.push(() => mailbox.stop());
+    const server = await spawnGateway(['serve'], {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir(),
+      SMTP_URL: mailbox.url,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    });
+    cleanups.push(() => server.stop());
+    const email = `segunda-${Date.now()}@gateway.example`;
+    const operatorShell = dataDir();
+    const created = await runGateway(['operators', 'create', '--email', email, '--role', 'risk', '--json'], {
+      NODE_ENV: 'production',
+      DATABASE_URL: db.url,
+      DATA_DIR: operatorShell,
+    });
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const result = JSON.parse(created.stdout) as { invitationUrl: string; invitationMailed: boolean };
+    expect(result.invitationMailed).toBe(true);
+    expect(existsSync(path.join(operatorShell, 'dev-secrets-key'))).toBe(false);
+    // sealed at rest, to the gateway: not the link in clear
+    const reader = openDb({ databaseUrl: db.url, poolMax: 1 });
+    cleanups.push(() => reader.close());
+    const [stored] = await reader.query<{ text_body: string }>(
+      'SELECT text_body FROM mail_messages WHERE recipient = $1',
+      [email],
+    );
+    expect(stored!.text_body).toMatch(/^v2\./);
+    expect(stored!.text_body).not.toContain(result.invitationUrl.split('#/convite/')[1]);
+    const mail = await mailbox.waitFor(email, /convite|operador/i);
+    expect(linkToken(mail, 'convite')).toBe(result.invitationUrl.split('#/convite/')[1]);
+    server.logs.end();
   }, 120_000);
 
   it('on the embedded default (no DATABASE_URL), as `npx gateway operators create` from a fresh clone', async () => {
