@@ -1,4 +1,4 @@
-// Builds dist/ (the server with tsc, the panel and the hosted checkout page with Vite) and sdk/dist (the SDK) unless it was built from exactly these sources:
+// Builds dist/ (the server with esbuild, the panel and the hosted checkout page with Vite) and sdk/dist (the SDK) unless it was built from exactly these sources:
 // a hash of every input is kept beside the output, so `npm start` with nothing changed starts at once.
 // `--force` builds whatever the hash says; `--check` only says whether a build is due (exit 1) or not (0). A build starts from an empty dist/ (no module a move left behind).
 import { execFileSync } from 'node:child_process';
@@ -15,6 +15,24 @@ rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 rmSync(path.join(root, 'sdk', 'dist'), { recursive: true, force: true });
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 try {
+  // the server's modules, each as it is (no bundling): esbuild strips the types file by file, as tsc would emit
+  // them (tsconfig's verbatimModuleSyntax makes every file compile on its own); `npm run typecheck` checks the
+  // types. tsc emitting them took ~30 s of the build; esbuild takes well under one.
+  execFileSync(
+    bin('esbuild'),
+    [
+      'src/**/*.ts',
+      '--outbase=src',
+      '--outdir=dist',
+      '--format=esm',
+      '--platform=node',
+      '--target=node20',
+      '--sourcemap',
+      '--log-level=warning',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+  // the type declarations of the package's one export (`payment-gateway/verify`), from tsc
   execFileSync(bin('tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   // the SDK (sdk/dist, its own package: `npm pack` in sdk/ packs what this built)
   execFileSync(bin('tsc'), ['-p', 'sdk/tsconfig.json'], { cwd: root, stdio: 'inherit' });
