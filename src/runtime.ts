@@ -4,7 +4,7 @@ import { newestSealedTwoFactorSecret } from './auth/index.js';
 import { installBoletoRules } from './boletos/index.js';
 import { newestSealedCardToken } from './cards/index.js';
 import { installCartRules } from './checkout/index.js';
-import { publishSealingKey } from './mail/index.js';
+import { publishMailGateway } from './mail/index.js';
 import { installPixRules } from './pix/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
@@ -71,7 +71,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await newestSealedTwoFactorSecret(db),
       await newestSealedCardToken(db),
     ]);
-    await publishSealingKey(db, config.secretsKey); // what an operator command seals its e-mails to
+    // what an operator command seals its e-mails to, and where their links point
+    await publishMailGateway(db, config.secretsKey, config.publicUrl);
     const queue = await Queue.start(db, log, {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,

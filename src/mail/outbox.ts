@@ -11,7 +11,7 @@ export interface MailToQueue extends MailContent {
 
 /**
  * Where messages go: the job queue that sends them, and what seals their bodies at rest: SECRETS_KEY, or, in
- * a process without it (an operator command), the gateway's published public key (`publishedSealingKey`).
+ * a process without it (an operator command), the gateway's published public key (`publishedMailGateway`).
  */
 export type MailOutbox = { queue: Queue } & ({ key: Buffer } | { publicKey: string });
 
@@ -39,22 +39,34 @@ function sealBody(outbox: MailOutbox, text: string): string {
   return 'key' in outbox ? seal(outbox.key, text) : sealTo(outbox.publicKey, text);
 }
 
+/** What the running gateway publishes for the e-mail a process without SECRETS_KEY queues. */
+export interface MailGateway {
+  /** The public key SECRETS_KEY seals to (`sealTo`). */
+  publicKey: string;
+  /** The gateway's PUBLIC_URL: where the e-mail's links point. */
+  publicUrl: string;
+}
+
 /**
- * Publishes the public key SECRETS_KEY seals to (every process that holds it, at start): an operator command
- * seals the e-mails it queues to it. The processes of one gateway share one SECRETS_KEY (the start-up check),
- * so they publish the same key.
+ * Publishes what an operator command needs to queue an e-mail the workers send (every process holding
+ * SECRETS_KEY, at start): the public key SECRETS_KEY seals to, and PUBLIC_URL. The processes of one gateway share
+ * one SECRETS_KEY (the start-up check) and one PUBLIC_URL, so they publish the same.
  */
-export async function publishSealingKey(q: Queryable, key: Buffer): Promise<void> {
+export async function publishMailGateway(q: Queryable, key: Buffer, publicUrl: string): Promise<void> {
   await q.query(
-    `INSERT INTO mail_sealing_key (public_key) VALUES ($1)
-     ON CONFLICT (one) DO UPDATE SET public_key = EXCLUDED.public_key, published_at = now()
-      WHERE mail_sealing_key.public_key IS DISTINCT FROM EXCLUDED.public_key`,
-    [sealingPublicKey(key)],
+    `INSERT INTO mail_gateway (public_key, public_url) VALUES ($1, $2)
+     ON CONFLICT (one) DO UPDATE SET public_key = EXCLUDED.public_key, public_url = EXCLUDED.public_url,
+                                     published_at = now()
+      WHERE (mail_gateway.public_key, mail_gateway.public_url)
+            IS DISTINCT FROM (EXCLUDED.public_key, EXCLUDED.public_url)`,
+    [sealingPublicKey(key), publicUrl],
   );
 }
 
-/** The gateway's published sealing key; null before any gateway process has started on this database. */
-export async function publishedSealingKey(q: Queryable): Promise<string | null> {
-  const [row] = await q.query<{ public_key: string }>('SELECT public_key FROM mail_sealing_key');
-  return row?.public_key ?? null;
+/** What the gateway published; null before any gateway process has started on this database. */
+export async function publishedMailGateway(q: Queryable): Promise<MailGateway | null> {
+  const [row] = await q.query<{ public_key: string; public_url: string }>(
+    'SELECT public_key, public_url FROM mail_gateway',
+  );
+  return row ? { publicKey: row.public_key, publicUrl: row.public_url } : null;
 }

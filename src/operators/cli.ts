@@ -1,4 +1,4 @@
-import { publishedSealingKey } from '../mail/index.js';
+import { publishedMailGateway } from '../mail/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { Queue } from '../platform/jobs/queue.js';
 import { createLogger } from '../platform/observability/logger.js';
@@ -22,22 +22,24 @@ export const operatorCommands: Command[] = [
       const role = required(values, 'role');
       if (!isOperatorRole(role)) throw new UsageError(`--role must be one of ${OPERATOR_ROLES.join(', ')}`);
       // no SECRETS_KEY here (an operator command's environment): the invitation e-mail, queued in the same
-      // transaction for the gateway's workers to send, is sealed to the key the gateway published at start
-      const publicKey = await publishedSealingKey(db);
+      // transaction for the gateway's workers to send, is sealed to the key the gateway published at start; its
+      // link points where the gateway said it is, unless PUBLIC_URL is given here
+      const gateway = await publishedMailGateway(db);
+      const publicUrl = config.publicUrlGiven ? config.publicUrl : (gateway?.publicUrl ?? config.publicUrl);
       const queue = await Queue.start(db, createLogger(config.logLevel), null);
       try {
         const invitations = new OperatorInvitations(
           db,
-          publicKey ? { queue, publicKey } : null,
+          gateway ? { queue, publicKey: gateway.publicKey } : null,
           config.secretsKey,
-          config.publicUrl,
+          publicUrl,
         );
         const invited = await invitations.invite(required(values, 'email'), role, CLI_OPERATOR);
-        const mailed = publicKey
+        const mailed = gateway
           ? `e-mailed to ${invited.operator.email} by the gateway's workers`
           : 'not e-mailed: no gateway has started on this database yet (it publishes the key e-mails are sealed to); give the link to the person, or resend the invitation from the console';
         return {
-          result: { ...invited, invitationMailed: publicKey !== null },
+          result: { ...invited, invitationMailed: gateway !== null },
           text: `invited operator ${invited.operator.id} (${invited.operator.email}, ${role})\ninvitation link (shown once, valid 72 hours): ${invited.invitationUrl}\n${mailed}`,
         };
       } finally {

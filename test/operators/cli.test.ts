@@ -84,6 +84,7 @@ describe('gateway operators create makes the first operator', () => {
       DATA_DIR: dataDir(),
       SMTP_URL: mailbox.url,
       SECRETS_KEY: randomBytes(32).toString('base64'),
+      PUBLIC_URL: 'https://gateway.example:8443',
     });
     cleanups.push(() => server.stop());
     const email = `segunda-${Date.now()}@gateway.example`;
@@ -97,6 +98,8 @@ describe('gateway operators create makes the first operator', () => {
     expect(created.code).toBe(0);
     const result = JSON.parse(created.stdout) as { invitationUrl: string; invitationMailed: boolean };
     expect(result.invitationMailed).toBe(true);
+    // the link points where the gateway said it is (its PUBLIC_URL), not at this shell's default
+    expect(result.invitationUrl).toMatch(/^https:\/\/gateway\.example:8443\/ops#\/convite\//);
     expect(existsSync(path.join(operatorShell, 'dev-secrets-key'))).toBe(false);
     // sealed at rest, to the gateway: not the link in clear
     const reader = openDb({ databaseUrl: db.url, poolMax: 1 });

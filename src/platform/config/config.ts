@@ -45,6 +45,8 @@ export interface Config {
   dataDir: string;
   /** Where merchants reach the gateway (links in e-mails; the PSPs' callbacks). */
   publicUrl: string;
+  /** PUBLIC_URL was set (not the `http://localhost:$PORT` default). */
+  publicUrlGiven: boolean;
   /** Outgoing e-mail: SMTP_URL (none: each message is written as an .eml file under DATA_DIR/mail/). */
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5000, 0, 3600000),
     dataDir,
     publicUrl,
+    publicUrlGiven: Boolean(env.PUBLIC_URL),
     smtpUrl: smtpUrl(env),
     mailFrom: env.MAIL_FROM || 'Gateway <no-reply@localhost>',
     production,
