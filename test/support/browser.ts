@@ -1,9 +1,16 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-/** Debian's chromium (.ci/run installs it); never a browser download. */
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/**
+ * Debian's chromium in its headless shell (package chromium-headless-shell, which .ci/run installs; what Playwright
+ * itself runs headless), else Debian's chromium; never a browser download. The shell renders the same pages for
+ * about 60 % of the full browser's CPU (docs/performance.md, "The test suite's own time").
+ */
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ||
+  ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((file) => existsSync(file)) ||
+  '/usr/bin/chromium';
 /** Screenshots of every page the browser tests visit (gitignored). */
 export const SHOTS = path.resolve(import.meta.dirname, '../../test-output/screenshots');
 
