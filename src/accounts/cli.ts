@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { type Command, onOffArg, required, UsageError } from '../platform/cli/command.js';
 import { parsePercentE4, parseReais } from '../platform/money/money.js';
-import {
-  type AccountUpdate,
-  accountSettingsView,
-  createAccount,
-  getAccount,
-  setDefaultFeePlan,
-  updateAccount,
-} from './accounts.js';
-import { setApiWithdrawals } from './settings.js';
+import type { AccountUpdate } from './accounts.js';
+
+// each command loads the module's code when it runs: the CLI's help and usage load no more than this file
+const accounts = () => import('./accounts.js');
 
 function reaisArg(value: string | boolean | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -69,6 +64,7 @@ export const accountCommands: Command[] = [
     },
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     async run({ db, config }, values) {
+      const { createAccount, setDefaultFeePlan } = await accounts();
       setDefaultFeePlan(config.feePlanDefault);
       const account = await createAccount(db, {
         name: required(values, 'name'),
@@ -87,6 +83,7 @@ export const accountCommands: Command[] = [
     options: { id: { type: 'string' } },
     async run({ db }, values) {
       const id = accountIdArg(values);
+      const { accountSettingsView, getAccount } = await accounts();
       const row = await getAccount(db, id);
       if (!row) throw new Error(`no account with id ${id}`);
       const view = accountSettingsView(row);
@@ -157,6 +154,7 @@ export const accountCommands: Command[] = [
         password: values.password === undefined ? undefined : passwordArg(String(values.password)),
         twoFactorOff: twoFactorArg(values['two-factor']),
       };
+      const { accountSettingsView, updateAccount } = await accounts();
       const row = await updateAccount(db, id, update);
       const view = accountSettingsView(row);
       return { result: view, text: `updated account ${row.id}: ${JSON.stringify(view)}` };
@@ -175,6 +173,7 @@ export const accountCommands: Command[] = [
       if (name !== 'api-withdrawals')
         throw new UsageError(`unknown setting "${name ?? ''}" (known: api-withdrawals)`);
       const on = onOffArg(value ?? '', 'api-withdrawals');
+      const { setApiWithdrawals } = await import('./settings.js');
       await setApiWithdrawals(db, on);
       return {
         result: { setting: 'api-withdrawals', value: on ? 'on' : 'off' },

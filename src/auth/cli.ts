@@ -1,7 +1,7 @@
-import { CLI_ACTOR } from '../audit/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
-import { CredentialService } from './credentials.js';
 import { isKeyScope } from './key-scopes.js';
+
+// the command loads the module's code when it runs: the CLI's help and usage load no more than this file
 
 export const keyCommands: Command[] = [
   {
@@ -36,6 +36,10 @@ export const keyCommands: Command[] = [
         throw new UsageError('--read-only and --scope disagree: give one of them');
       }
       if (!isKeyScope(scope)) throw new UsageError(`--scope must be read, charges or full, got "${scope}"`);
+      const [{ CLI_ACTOR }, { CredentialService }] = await Promise.all([
+        import('../audit/index.js'),
+        import('./credentials.js'),
+      ]);
       const issued = await new CredentialService(db).issue(
         Number(account),
         { name: required(values, 'name'), scope },

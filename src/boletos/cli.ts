@@ -1,12 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, UsageError } from '../platform/cli/command.js';
-import { Queue } from '../platform/jobs/queue.js';
-import { createLogger } from '../platform/observability/logger.js';
-import { boletosIssuedOn } from './data.js';
 import { BoletoInputError } from './errors.js';
-import { beneficiaryKey } from './issue.js';
-import { remessa } from './remessa.js';
-import { importRetorno, parseRetorno } from './retorno.js';
+
+// each command loads the module's code when it runs: the CLI's help and usage load no more than this file
 
 export const boletoCommands: Command[] = [
   {
@@ -19,6 +15,7 @@ export const boletoCommands: Command[] = [
     optionHelp: {},
     options: {},
     positionals: 1,
+    settlesSales: true,
     async run({ db, config }, _values, [file]) {
       let content: string;
       try {
@@ -26,6 +23,11 @@ export const boletoCommands: Command[] = [
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
       }
+      const [{ importRetorno, parseRetorno }, { Queue }, { createLogger }] = await Promise.all([
+        import('./retorno.js'),
+        import('../platform/jobs/queue.js'),
+        import('../platform/observability/logger.js'),
+      ]);
       let liquidacoes: ReturnType<typeof parseRetorno>;
       try {
         liquidacoes = parseRetorno(content, config.boleto.bank);
@@ -60,6 +62,11 @@ export const boletoCommands: Command[] = [
       if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(day)))
         throw new UsageError('--date must be a date YYYY-MM-DD');
       const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
+      const [{ boletosIssuedOn }, { beneficiaryKey }, { remessa }] = await Promise.all([
+        import('./data.js'),
+        import('./issue.js'),
+        import('./remessa.js'),
+      ]);
       const boletos = await boletosIssuedOn(db, beneficiaryKey(config.boleto), day);
       const sequence = Number(day.replace(/-/g, '').slice(2)); // one file a day: the date is its number
       writeFileSync(out, remessa(config.boleto, day, sequence, boletos), 'latin1');

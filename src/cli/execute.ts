@@ -66,6 +66,11 @@ export function needsSecrets(argv: readonly string[]): boolean {
   return findCommand(argv)?.secrets === true;
 }
 
+/** Whether the command `argv` names may settle a sale or a refund, so that the sale rules must be installed. */
+export function settlesSales(argv: readonly string[]): boolean {
+  return findCommand(argv)?.settlesSales === true;
+}
+
 /** `gateway <command> --help`: that command's own help, or null when the words name no command. */
 export function helpFor(argv: readonly string[]): string | null {
   const words = argv.filter((a) => a !== '--help' && a !== '-h');

@@ -2,7 +2,16 @@ import { loadConfig } from '../platform/config/config.js';
 import { ConfigError } from '../platform/config/parse.js';
 import { migrate } from '../platform/db/migrate.js';
 import { openDatabase } from '../platform/db/open-database.js';
-import { checkUsage, type Execution, execute, failure, helpFor, needsSecrets, usage } from './execute.js';
+import {
+  checkUsage,
+  type Execution,
+  execute,
+  failure,
+  helpFor,
+  needsSecrets,
+  settlesSales,
+  usage,
+} from './execute.js';
 
 async function main(argv: string[]): Promise<number> {
   const [first] = argv;
@@ -63,10 +72,12 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(config, { poolMax: 2, log: () => undefined });
   try {
     if (argv[0] !== 'migrate') await migrate(database.db);
-    // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies a boleto's terms too
-    (await import('../boletos/index.js')).installBoletoRules();
-    (await import('../pix/index.js')).installPixRules(); // and a refund's devolução under way is waited for
-    (await import('../checkout/index.js')).installCartRules(); // a sale paid closes its checkout cart
+    if (settlesSales(argv)) {
+      // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies a boleto's terms too
+      (await import('../boletos/index.js')).installBoletoRules();
+      (await import('../pix/index.js')).installPixRules(); // and a refund's devolução under way is waited for
+      (await import('../checkout/index.js')).installCartRules(); // a sale paid closes its checkout cart
+    }
     return print(await execute(argv, { db: database.db, config }));
   } finally {
     await database.close();

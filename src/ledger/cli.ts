@@ -1,5 +1,7 @@
 import type { Command } from '../platform/cli/command.js';
-import { type LedgerProblem, verifyLedger } from './verify.js';
+import type { LedgerProblem } from './verify.js';
+
+// the command loads the module's code when it runs: the CLI's help and usage load no more than this file
 
 export const ledgerCommands: Command[] = [
   {
@@ -11,6 +13,7 @@ export const ledgerCommands: Command[] = [
     optionHelp: {},
     options: {},
     async run({ db }) {
+      const { verifyLedger } = await import('./verify.js');
       const report = await verifyLedger(db);
       if (report.ok) {
         return {

@@ -1,10 +1,7 @@
-import { publishedMailGateway } from '../mail/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
-import { Queue } from '../platform/jobs/queue.js';
-import { createLogger } from '../platform/observability/logger.js';
-import { CLI_OPERATOR } from './audit.js';
-import { OperatorInvitations } from './invitations.js';
 import { isOperatorRole, OPERATOR_ROLES } from './roles.js';
+
+// the command loads the module's code when it runs: the CLI's help and usage load no more than this file
 
 export const operatorCommands: Command[] = [
   {
@@ -24,6 +21,19 @@ export const operatorCommands: Command[] = [
       // no SECRETS_KEY here (an operator command's environment): the invitation e-mail, queued in the same
       // transaction for the gateway's workers to send, is sealed to the key the gateway published at start; its
       // link points where the gateway said it is, unless PUBLIC_URL is given here
+      const [
+        { publishedMailGateway },
+        { Queue },
+        { createLogger },
+        { CLI_OPERATOR },
+        { OperatorInvitations },
+      ] = await Promise.all([
+        import('../mail/index.js'),
+        import('../platform/jobs/queue.js'),
+        import('../platform/observability/logger.js'),
+        import('./audit.js'),
+        import('./invitations.js'),
+      ]);
       const gateway = await publishedMailGateway(db);
       const publicUrl = config.publicUrlGiven ? config.publicUrl : (gateway?.publicUrl ?? config.publicUrl);
       const queue = await Queue.start(db, createLogger(config.logLevel), null);

@@ -1,12 +1,10 @@
-import { PixApiClient } from '../payment-standards/index.js';
 import { type Command, UsageError } from '../platform/cli/command.js';
-import { Queue } from '../platform/jobs/queue.js';
-import { createLogger } from '../platform/observability/logger.js';
 import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
-import { SaleSettler } from '../sales/index.js';
-import { type Discrepancy, listDiscrepancies, resolveByOperator } from './discrepancies.data.js';
-import { reconcileWindow } from './due-runs.js';
+import type { Discrepancy } from './discrepancies.data.js';
 import type { Report } from './reconcile.js';
+
+// the command loads the module's code when it runs: the CLI's help and usage load no more than this file
+const discrepancies = () => import('./discrepancies.data.js');
 
 const MAX_SPAN_DAYS = 31;
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -59,12 +57,14 @@ export const reconciliationCommands: Command[] = [
       resolve: { type: 'string' },
       note: { type: 'string' },
     },
+    settlesSales: true,
     async run({ db, config }, values) {
       if (values.resolve !== undefined) {
         const id = String(values.resolve);
         if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError('--resolve takes a discrepancy id');
         const note = String(values.note ?? '').trim();
         if (!note) throw new UsageError('--resolve needs --note: what was done about it');
+        const { resolveByOperator } = await discrepancies();
         if (!(await resolveByOperator(db, Number(id), note))) throw new Error(`no open discrepancy ${id}`);
         return {
           result: { id: Number(values.resolve), resolved: true },
@@ -73,6 +73,7 @@ export const reconciliationCommands: Command[] = [
       }
       if (values.discrepancies) {
         if (values.from || values.to) throw new UsageError('--discrepancies takes no window');
+        const { listDiscrepancies } = await discrepancies();
         const rows = await listDiscrepancies(db, { all: values.all === true });
         const text =
           rows.length === 0 ? 'no discrepancy' : rows.map((d) => `${d.foundAt} ${line(d)}`).join('\n');
@@ -85,6 +86,14 @@ export const reconciliationCommands: Command[] = [
         throw new UsageError(`a window spans at most ${MAX_SPAN_DAYS} days`);
       }
       if (!config.bcb) throw new Error('reconciliation needs PIX_PROCESSOR=bcb and its PSP settings');
+      const [{ PixApiClient }, { Queue }, { createLogger }, { SaleSettler }, { reconcileWindow }] =
+        await Promise.all([
+          import('../payment-standards/index.js'),
+          import('../platform/jobs/queue.js'),
+          import('../platform/observability/logger.js'),
+          import('../sales/index.js'),
+          import('./due-runs.js'),
+        ]);
       const client = new PixApiClient(config.bcb);
       const log = createLogger(config.logLevel);
       const queue = await Queue.start(db, log, null);

@@ -1,7 +1,10 @@
-import { CLI_ACTOR } from '../audit/index.js';
 import { type Command, required, UsageError } from '../platform/cli/command.js';
-import { pruneNotifications } from './retention.js';
-import { WebhookService } from './webhooks.js';
+
+// What `gateway trigger` and `listen` need of this module (the event names they check their arguments against,
+// and the signature `listen` puts on what it forwards) without loading the rest of it. Each command below loads
+// what it runs when it runs: the CLI's help and usage load no more than this file.
+export { EVENT_NAMES, type EventName, isEventName } from './events.js';
+export { signWebhook } from './signing.js';
 
 export const notificationCommands: Command[] = [
   {
@@ -27,6 +30,10 @@ export const notificationCommands: Command[] = [
         .split(',')
         .map((e) => e.trim())
         .filter(Boolean);
+      const [{ CLI_ACTOR }, { WebhookService }] = await Promise.all([
+        import('../audit/index.js'),
+        import('./webhooks.js'),
+      ]);
       const made = await new WebhookService(db, config).create(
         Number(account),
         { webhookUrl: required(values, 'url'), events },
@@ -56,6 +63,7 @@ export const notificationCommands: Command[] = [
         throw new UsageError(`--older-than-days must be a whole number of days, at least 1, got "${raw}"`);
       }
       const before = new Date(Date.now() - Number(raw) * 86_400_000);
+      const { pruneNotifications } = await import('./retention.js');
       const pruned = await pruneNotifications(db, before);
       const lines = [
         `notification history from before ${pruned.before}: ${pruned.dropped.length} month(s) dropped`,

@@ -1,10 +1,8 @@
 import { type Command, required, UsageError } from '../platform/cli/command.js';
 import { type PublicId, parsePublicId } from '../platform/ids/public-ids.js';
-import { Queue } from '../platform/jobs/queue.js';
-import { createLogger } from '../platform/observability/logger.js';
-import { cancelWithdrawal } from './cancel.js';
-import { retrySubmission, stuckWithdrawals } from './payouts/stuck.js';
-import { lookupView } from './views.js';
+
+// each command loads the module's code when it runs: the CLI's help and usage load no more than this file
+const stuck = () => import('./payouts/stuck.js');
 
 function withdrawalId(values: Record<string, string | boolean | undefined>): PublicId {
   const raw = required(values, 'id');
@@ -25,6 +23,7 @@ export const withdrawalCommands: Command[] = [
     async run({ db }, values) {
       const raw = typeof values.minutes === 'string' ? values.minutes : '5';
       if (!/^\d{1,6}$/.test(raw)) throw new UsageError(`--minutes must be a whole number, got "${raw}"`);
+      const { stuckWithdrawals } = await stuck();
       const rows = await stuckWithdrawals(db, Number(raw));
       const text =
         rows.length === 0
@@ -50,6 +49,11 @@ export const withdrawalCommands: Command[] = [
     options: { id: { type: 'string' } },
     async run({ db, config }, values) {
       const id = withdrawalId(values);
+      const [{ retrySubmission }, { Queue }, { createLogger }] = await Promise.all([
+        stuck(),
+        import('../platform/jobs/queue.js'),
+        import('../platform/observability/logger.js'),
+      ]);
       const queue = await Queue.start(db, createLogger(config.logLevel), null);
       try {
         const withdrawalId = await retrySubmission(db, queue, id);
@@ -70,7 +74,12 @@ export const withdrawalCommands: Command[] = [
     optionHelp: { id: "the withdrawal's uuid or numeric id" },
     options: { id: { type: 'string' } },
     async run({ db }, values) {
-      const row = await cancelWithdrawal(db, withdrawalId(values));
+      const id = withdrawalId(values);
+      const [{ cancelWithdrawal }, { lookupView }] = await Promise.all([
+        import('./cancel.js'),
+        import('./views.js'),
+      ]);
+      const row = await cancelWithdrawal(db, id);
       return { result: lookupView(row), text: `withdrawal ${row.id} (${row.uuid}) is CANCELLED` };
     },
   },

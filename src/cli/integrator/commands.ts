@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CommandHelp, UsageError } from '../../platform/cli/command.js';
-import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/index.js';
+import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/cli.js';
 import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
 import { listen, parseListenArgs } from './listen.js';
 import { parseRefundArgs, refund } from './refund.js';

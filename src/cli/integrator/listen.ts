@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { UsageError } from '../../platform/cli/command.js';
+import { isEventName, signWebhook } from '../../webhooks/cli.js';
 import type { WebhookSecret } from '../../webhooks/index.js';
-import { isEventName, signWebhook } from '../../webhooks/index.js';
 import { keyHeaders, type Target } from './client.js';
 
 export interface ListenOptions {

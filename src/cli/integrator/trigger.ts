@@ -1,5 +1,5 @@
 import { UsageError } from '../../platform/cli/command.js';
-import { EVENT_NAMES, type EventName } from '../../webhooks/index.js';
+import { EVENT_NAMES, type EventName } from '../../webhooks/cli.js';
 import { api, type Target } from './client.js';
 
 export interface Triggered {

@@ -32,6 +32,11 @@ export interface Command extends CommandHelp {
   positionals?: number;
   /** The command seals or opens secrets (SECRETS_KEY, POSTBACK_SECRET): they are loaded for it, and for no other. */
   secrets?: boolean;
+  /**
+   * The command may settle a sale or a refund: the rules `serve` installs on those changes (a boleto's terms, a
+   * devolução under way waited for, a paid sale's cart closed) are installed for it, and loaded for no other.
+   */
+  settlesSales?: boolean;
   run(
     ctx: CommandContext,
     values: Record<string, string | boolean | undefined>,
