@@ -86,6 +86,30 @@ describe('slow clients are cut off', () => {
     expect(sent).toBeLessThan(150);
   });
 
+  it("a connection that sends nothing is closed after the headers' time, unanswered", async () => {
+    const held = await open(timed);
+    for (let i = 0; i < 100 && !held.closed; i++) await pause(100);
+    expect(held.closed).toBe(true);
+    expect(held.received).toBe('');
+  });
+
+  it("a server closing does not wait for a connection that has sent nothing (a browser's preconnect)", async () => {
+    // the headers' time far beyond the test's: only the close itself can end the silent connection
+    const server = await startServer({
+      workers: false,
+      env: { HTTP_HEADERS_TIMEOUT_MS: '600000', HTTP_REQUEST_TIMEOUT_MS: '600000' },
+    });
+    const silent = await open(server);
+    const used = await open(server);
+    used.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let i = 0; i < 100 && !used.received.includes('\r\n\r\n'); i++) await pause(20);
+    expect(used.received).toMatch(/^HTTP\/1.1 200/);
+    await server.close();
+    for (let i = 0; i < 100 && !(silent.closed && used.closed); i++) await pause(20);
+    expect(silent).toMatchObject({ closed: true, received: '' });
+    expect(used.closed).toBe(true);
+  });
+
   it('an idle keep-alive connection is closed', async () => {
     const held = await open(timed);
     held.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');

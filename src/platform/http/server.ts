@@ -23,6 +23,7 @@ import { installJsonParser } from './json-body.js';
 import { keepDefaultHeaderHandling, lazySchemaCompilers } from './lazy-schemas.js';
 import { installOpenApi } from './openapi.js';
 import { installRequestLog, lazyChildLogger } from './request-log.js';
+import { watchSilentConnections } from './silent-connections.js';
 import type { Http } from './types.js';
 
 /** A caller's X-Request-Id is echoed when it is 1–64 characters of this set; otherwise one is generated. */
@@ -49,7 +50,13 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
     // slow clients (docs/security.md): headers, then the whole request, each within a limit; idle keep-alive bounded
-    http: { headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+    // (the request's time given to Node's server too, which checks the headers' time against it when it is made:
+    // without it, its default of 5 minutes refused a headers' time above that)
+    http: {
+      headersTimeout: config.httpHeadersTimeoutMs,
+      requestTimeout: config.httpRequestTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    },
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     forceCloseConnections: 'idle',
@@ -84,6 +91,11 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
   installRequestLog(app as unknown as FastifyInstance, log, accessLoggerOf(log));
   app.addHook('onRoute', (route) => shapes.record(route));
   capConnectionsPerSource(app.server, config.httpMaxConnectionsPerIp);
+  const silent = watchSilentConnections(app.server, config.httpHeadersTimeoutMs);
+  app.addHook('preClose', (done) => {
+    silent.closeSilent();
+    done();
+  });
   installJsonParser(app);
   await app.register(cookie);
   await installOpenApi(app);
