@@ -130,6 +130,8 @@ describe('the team in the panel', () => {
     const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await page.goto(`${server.url}/`);
     await page.getByRole('link', { name: 'Esqueci minha senha' }).click();
+    // the login form has an "E-mail" field too: the reset form first, or the address may go to the login's
+    await page.getByRole('heading', { level: 1, name: 'Esqueci minha senha' }).waitFor();
     await page.getByLabel('E-mail').fill(FINANCE.email);
     await page.getByRole('button', { name: 'Enviar link' }).click();
     await page.getByText('Se houver um acesso com este e-mail').waitFor();
