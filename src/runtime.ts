@@ -72,7 +72,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await newestSealedCardToken(db),
     ]);
     // what an operator command seals its e-mails to, and where their links point
-    await publishMailGateway(db, config.secretsKey, config.publicUrl);
+    await publishMailGateway(db, config.secretsKey, config.publicUrl, config.publicUrlGiven || options.http);
     const queue = await Queue.start(db, log, {
       superviseIntervalSeconds: config.jobSuperviseIntervalSeconds,
       retentionSeconds: config.jobRetentionSeconds,

@@ -52,14 +52,26 @@ export interface MailGateway {
  * SECRETS_KEY, at start): the public key SECRETS_KEY seals to, and PUBLIC_URL. The processes of one gateway share
  * one SECRETS_KEY (the start-up check) and one PUBLIC_URL, so they publish the same.
  */
-export async function publishMailGateway(q: Queryable, key: Buffer, publicUrl: string): Promise<void> {
+export async function publishMailGateway(
+  q: Queryable,
+  key: Buffer,
+  publicUrl: string,
+  /**
+   * Whether `publicUrl` says where the gateway is: given as PUBLIC_URL, or the default address of a process that
+   * serves the API. A worker process without PUBLIC_URL only fills it in when nothing is published yet: its
+   * default names its own port, which serves no panel, and would replace the address an API process published.
+   */
+  urlKnown: boolean,
+): Promise<void> {
   await q.query(
     `INSERT INTO mail_gateway (public_key, public_url) VALUES ($1, $2)
-     ON CONFLICT (one) DO UPDATE SET public_key = EXCLUDED.public_key, public_url = EXCLUDED.public_url,
+     ON CONFLICT (one) DO UPDATE SET public_key = EXCLUDED.public_key,
+                                     public_url = CASE WHEN $3 THEN EXCLUDED.public_url ELSE mail_gateway.public_url END,
                                      published_at = now()
       WHERE (mail_gateway.public_key, mail_gateway.public_url)
-            IS DISTINCT FROM (EXCLUDED.public_key, EXCLUDED.public_url)`,
-    [sealingPublicKey(key), publicUrl],
+            IS DISTINCT FROM (EXCLUDED.public_key,
+                              CASE WHEN $3 THEN EXCLUDED.public_url ELSE mail_gateway.public_url END)`,
+    [sealingPublicKey(key), publicUrl, urlKnown],
   );
 }
 

@@ -79,14 +79,24 @@ describe('gateway operators create makes the first operator', () => {
     cleanups.push(db.drop);
     const mailbox = await Mailbox.start();
     cleanups.push(() => mailbox.stop());
-    const server = await spawnGateway(['serve'], {
+    const secretsKey = randomBytes(32).toString('base64');
+    // the API and the workers apart; the worker process, started last, is not given PUBLIC_URL: its own
+    // default address must not replace the one the API published
+    const server = await spawnGateway(['serve', '--no-worker'], {
       DATABASE_URL: db.url,
       DATA_DIR: dataDir(),
       SMTP_URL: mailbox.url,
-      SECRETS_KEY: randomBytes(32).toString('base64'),
+      SECRETS_KEY: secretsKey,
       PUBLIC_URL: 'https://gateway.example:8443',
     });
     cleanups.push(() => server.stop());
+    const worker = await spawnGateway(['worker'], {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir(),
+      SMTP_URL: mailbox.url,
+      SECRETS_KEY: secretsKey,
+    });
+    cleanups.push(() => worker.stop());
     const email = `segunda-${Date.now()}@gateway.example`;
     const operatorShell = dataDir();
     const created = await runGateway(['operators', 'create', '--email', email, '--role', 'risk', '--json'], {
@@ -113,6 +123,7 @@ describe('gateway operators create makes the first operator', () => {
     const mail = await mailbox.waitFor(email, /convite|operador/i);
     expect(linkToken(mail, 'convite')).toBe(result.invitationUrl.split('#/convite/')[1]);
     server.logs.end();
+    worker.logs.end();
   }, 120_000);
 
   it('on the embedded default (no DATABASE_URL), as `npx gateway operators create` from a fresh clone', async () => {
