@@ -66,7 +66,7 @@ describe('self sign-up in the panel', () => {
     expect(await page.locator(`#${describedBy}`).textContent()).toBe(
       'CPF ou CNPJ inválido: confira os dígitos.',
     );
-    expect(await page.evaluate('document.activeElement?.id')).toBe('su-document');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('su-document');
     expect(await page.getByLabel('E-mail', { exact: true }).getAttribute('aria-invalid')).toBeNull();
     await shot(page, 'signup-01b-invalid-document');
     expect(await seriousViolations(page)).toEqual([]);

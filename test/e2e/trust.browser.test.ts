@@ -149,7 +149,8 @@ describe('trust controls in the panel', () => {
     await page.getByRole('button', { name: 'Entrar' }).click();
     // the code field takes the focus; a wrong code is called a wrong code, not wrong credentials
     await page.getByLabel('Código de verificação').waitFor();
-    expect(await page.evaluate('document.activeElement?.id')).toBe('totp');
+    // (the focus is moved once the field has rendered: asked until it has)
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('totp');
     await page.getByLabel('Código de verificação').fill(codeAt(secret, 20));
     await page.getByRole('button', { name: 'Entrar' }).click();
     await expect
