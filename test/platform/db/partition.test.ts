@@ -86,4 +86,5 @@ it('answers 503 to what waited on a vanished primary, and serves from the promot
     () => 'a 201 from the new primary',
   );
   expect(runtime.platform.db.host).toBe(standby.host);
-});
+  // its own waits (the search, the promotion, the first 201) may take a minute and more on a loaded machine
+}, 150_000);
