@@ -1,11 +1,8 @@
 import type { DestinationStream, Logger } from 'pino';
 import { buildApp } from './app.js';
 import { newestSealedTwoFactorSecret } from './auth/index.js';
-import { installBoletoRules } from './boletos/index.js';
 import { newestSealedCardToken } from './cards/index.js';
-import { installCartRules } from './checkout/index.js';
 import { publishMailGateway } from './mail/index.js';
-import { installPixRules } from './pix/index.js';
 import type { Config } from './platform/config/config.js';
 import { checkSecretsKey } from './platform/config/secrets-key-check.js';
 import type { Platform } from './platform/context.js';
@@ -18,6 +15,7 @@ import type { Http } from './platform/http/types.js';
 import { Queue } from './platform/jobs/queue.js';
 import { createLogger } from './platform/observability/logger.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
+import { installSaleRules } from './sale-rules.js';
 import { newestSealedSecret, readBacklog } from './webhooks/index.js';
 import { startWorkers } from './workers.js';
 
@@ -63,9 +61,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const database = opened;
     await migrate(db);
     phase('migrationsChecked');
-    installBoletoRules(); // a BOLETO sale's Pix is due its fine, interest or discount (boletos/paid-amount.ts)
-    installPixRules(); // a refund with a devolução under way is never ended as not made (pix/devolucoes.ts)
-    installCartRules(); // a checkout payer's sale opens and closes their cart (checkout/carts/)
+    installSaleRules();
     checkSecretsKey(config.secretsKey, [
       await newestSealedSecret(db),
       await newestSealedTwoFactorSecret(db),

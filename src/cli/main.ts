@@ -72,12 +72,8 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(config, { poolMax: 2, log: () => undefined });
   try {
     if (argv[0] !== 'migrate') await migrate(database.db);
-    if (settlesSales(argv)) {
-      // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies a boleto's terms too
-      (await import('../boletos/index.js')).installBoletoRules();
-      (await import('../pix/index.js')).installPixRules(); // and a refund's devolução under way is waited for
-      (await import('../checkout/index.js')).installCartRules(); // a sale paid closes its checkout cart
-    }
+    // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies their rules too
+    if (settlesSales(argv)) (await import('../sale-rules.js')).installSaleRules();
     return print(await execute(argv, { db: database.db, config }));
   } finally {
     await database.close();

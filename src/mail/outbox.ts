@@ -68,9 +68,8 @@ export async function publishMailGateway(
      ON CONFLICT (one) DO UPDATE SET public_key = EXCLUDED.public_key,
                                      public_url = CASE WHEN $3 THEN EXCLUDED.public_url ELSE mail_gateway.public_url END,
                                      published_at = now()
-      WHERE (mail_gateway.public_key, mail_gateway.public_url)
-            IS DISTINCT FROM (EXCLUDED.public_key,
-                              CASE WHEN $3 THEN EXCLUDED.public_url ELSE mail_gateway.public_url END)`,
+      WHERE mail_gateway.public_key IS DISTINCT FROM EXCLUDED.public_key
+         OR ($3 AND mail_gateway.public_url IS DISTINCT FROM EXCLUDED.public_url)`,
     [sealingPublicKey(key), publicUrl, urlKnown],
   );
 }

@@ -6,7 +6,7 @@ import type { Customer, SaleItem, SaleRow } from './types.js';
 /**
  * What the sale lifecycle asks of a sale's cart. Carts are the checkout module's (`checkout/carts/`), which
  * depends on sales, so it answers through these rules, installed once per process with the methods' other
- * rules (`installCartRules`, in runtime.ts and the CLI). Each runs in the sale's own transaction.
+ * rules (`installCartRules`, through sale-rules.ts). Each runs in the sale's own transaction.
  */
 export interface CartRules {
   /** The cart of a payer who gave their data on a checkout page, for the sale about to be opened. */
