@@ -79,11 +79,12 @@ export function setDefaultFeePlan(name: string | null): void {
  * put on now (in the caller's transaction). Neither → 409 FEE_PLAN_REQUIRED, nothing changed.
  */
 export async function requireFeePlan(tx: Queryable, accountId: number): Promise<void> {
-  const [row] = await tx.query<{ fee_plan_id: number | null }>(
-    'SELECT fee_plan_id FROM accounts WHERE id = $1 FOR UPDATE',
+  const [row] = await tx.query<{ fee_plan_id: number | null; status: AccountStatus }>(
+    'SELECT fee_plan_id, status FROM accounts WHERE id = $1 FOR UPDATE',
     [accountId],
   );
-  if (!row || row.fee_plan_id !== null) return;
+  // an account not waiting for review is not approved at all: its status is the answer (409 INVALID_STATUS)
+  if (!row || row.fee_plan_id !== null || row.status !== 'pending_review') return;
   const planId = defaultFeePlan === null ? null : await feePlanIdByName(tx, defaultFeePlan);
   if (planId === null) {
     throw new AppError(

@@ -28,8 +28,9 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
 /**
  * onRequest hook for every API-key route: both headers → 401 (route's shape), an expired key → 401 like an
  * unknown one; then the IP allow-list → 403 IP_NOT_ALLOWED (the IP-access body); then the key's rate limit and its
- * account's (every key of the account together), when there are; then a key whose scope does not cover the
- * route's (`config.keyScope`) → 403 FORBIDDEN (the transaction body; the business-rule one on the cashout).
+ * account's (every key of the account together), when there are; then the account's standing on a route that
+ * moves money (403 ACCOUNT_NOT_ACTIVE / ACCOUNT_SUSPENDED); then a key whose scope does not cover the route's
+ * (`config.keyScope`) → 403 FORBIDDEN (the transaction body; the business-rule one on the cashout).
  * Every request the key holder makes counts against the key and its account, refused ones included;
  * requests with a wrong key, or from outside the allow-list, do not (they would let a stranger spend the
  * merchant's limit). Warm requests touch no database.
@@ -120,6 +121,9 @@ function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimit
       if (counting) await counting;
     }
     const config = request.routeOptions.config;
+    // the account's standing before the key's scope (decisions.md, "One admission for every charge")
+    const refused = accountRefusal(account, config?.moves);
+    if (refused) throw new HttpError(refused.code, refused.message, config?.keyScopeRefusal);
     const need = config?.keyScope ?? defaultRouteScope(request.method);
     if (!scopeCovers(cred.scope, need)) {
       throw new HttpError(
@@ -128,8 +132,6 @@ function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimit
         config?.keyScopeRefusal ?? 'transaction',
       );
     }
-    const refused = accountRefusal(account, config?.moves);
-    if (refused) throw new HttpError(refused.code, refused.message, config?.keyScopeRefusal);
     request.merchant = {
       accountId: cred.accountId,
       credentialId: cred.credentialId,

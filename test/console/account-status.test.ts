@@ -125,15 +125,29 @@ describe('account statuses', () => {
     it(`${status}: every charge and cashout route answers 403 ${code} in its shape, nothing written; reads work`, async () => {
       const m = await createMerchant(server);
       await fundMerchant(server.runtime.platform.db, m.accountId, 100_000);
+      // a read key, whose scope covers none of these routes: the account's standing is answered first
+      const read = await call<{ publicKey: string; privateKey: string }>(
+        'POST',
+        `${server.url}/api/credentials`,
+        { headers: m.panel, body: { name: 'leitura', scope: 'read' } },
+      );
+      expect(read.status, read.text).toBe(201);
+      const readKeys = {
+        'x-api-public-key': read.body.publicKey,
+        'x-api-private-key': read.body.privateKey,
+      };
       await setStatus(m, status);
       const before = await counts(m);
       for (const route of moneyRoutes(m)) {
-        const res = await call<Record<string, unknown>>(route.method, `${server.url}${route.path}`, {
-          headers: route.headers,
-          body: route.body,
-        });
-        expect(res.status, `${route.name}: ${res.text}`).toBe(403);
-        expect(codeOf(route.shape, res.body), route.name).toBe(code);
+        const asKey = route.headers === m.keys ? [route.headers, readKeys] : [route.headers];
+        for (const headers of asKey) {
+          const res = await call<Record<string, unknown>>(route.method, `${server.url}${route.path}`, {
+            headers,
+            body: route.body,
+          });
+          expect(res.status, `${route.name}: ${res.text}`).toBe(403);
+          expect(codeOf(route.shape, res.body), route.name).toBe(code);
+        }
       }
       expect(await counts(m)).toEqual(before);
       expect((await call('GET', `${server.url}/api/public/balance`, { headers: m.keys })).status).toBe(200);
@@ -206,6 +220,11 @@ describe('account statuses', () => {
     await setStatus(m, 'pending_review');
     const byRisk = await ops(risk, `/api/ops/accounts/${m.accountId}/approve`);
     expect(byRisk.status).toBe(403);
+    // an account not waiting for review is answered by its status, whatever its fee plan
+    const active = await createMerchant(server);
+    const notPending = await ops(admin, `/api/ops/accounts/${active.accountId}/approve`);
+    expect(notPending.status).toBe(409);
+    expect((notPending.body.error as { code: string }).code).toBe('INVALID_STATUS');
     // approval needs prices someone chose: without a fee plan (nor FEE_PLAN_DEFAULT) → 409, nothing changed
     const noPlan = await ops(admin, `/api/ops/accounts/${m.accountId}/approve`);
     expect(noPlan.status).toBe(409);
