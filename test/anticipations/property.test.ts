@@ -141,17 +141,21 @@ async function run(m: TestMerchant, ops: Op[]): Promise<void> {
 
 async function checkConsistency(): Promise<void> {
   await expectLedgerOk(db());
-  // revenue is exactly the fees earned: paid sales' and paid anticipations'
-  const [expected] = await db().query<{ sales: string; anticipations: string }>(
+  // revenue is exactly the fees earned: paid sales' and paid anticipations', less what refunds made gave back
+  const [expected] = await db().query<{ sales: string; anticipations: string; returned: string }>(
     `SELECT (SELECT COALESCE(sum(system_fee), 0) FROM sales WHERE completed_at IS NOT NULL) AS sales,
-            (SELECT COALESCE(sum(fee_cents), 0) FROM anticipations WHERE status = 'paid') AS anticipations`,
+            (SELECT COALESCE(sum(fee_cents), 0) FROM anticipations WHERE status = 'paid') AS anticipations,
+            (SELECT COALESCE(sum(fee_returned), 0) FROM sale_refunds WHERE status = 'DONE') AS returned`,
   );
-  expect(await revenue(db())).toBe(Number(expected!.sales) + Number(expected!.anticipations));
+  expect(await revenue(db())).toBe(
+    Number(expected!.sales) + Number(expected!.anticipations) - Number(expected!.returned),
+  );
   // the console's report and the ledger agree to the cent
   const report = await dailyTotals(db(), { from: today(), to: today(), accountId: null, byAccount: false });
   const ledger = await revenueByDay(db(), today(), today());
   expect(ledger.reduce((s, d) => s + d.salesCents, 0)).toBe(report.reduce((s, r) => s + r.feeCents, 0));
   expect(ledger.reduce((s, d) => s + d.anticipationsCents, 0)).toBe(Number(expected!.anticipations));
+  expect(ledger.reduce((s, d) => s + d.refundsCents, 0) + Number(expected!.returned)).toBe(0);
   // each paid anticipation took its installments, once; a rejected one holds none
   const bad = await db().query(
     `SELECT a.id FROM anticipations a

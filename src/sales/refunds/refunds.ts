@@ -136,13 +136,20 @@ async function leftToRefund(tx: Queryable, sale: SaleRow): Promise<number> {
 }
 
 /**
- * The share of the sale's net a refund of `amount` takes from the merchant: in proportion to what the payer
- * paid, rounded down, and the refund that takes all that is left takes all the net that is left (the shares
- * add up to the net exactly; the fee stays with the gateway, as for a refund in full).
+ * The share of the sale's net a refund of `amount` takes from the merchant (its parties), when `left` of what the
+ * payer paid was still to refund before it: the refunds' running total in proportion to what the payer paid,
+ * rounded down, less what the refunds before it took. The rest of the refund is the gateway's fee given back
+ * (`feeReturnedCents`). Rounded on the running total, not refund by refund: ten refunds of 1 cent take what one of
+ * 10 cents would, and the refund that takes all that is left takes all the net that is left, so the shares add
+ * up to the net and the fees given back to the fee, exactly.
  */
 function shareOf(sale: SaleRow, amount: number, left: number): number {
-  if (amount === left) return sale.net_amount - sale.refunded_net - sale.refund_pending_net;
-  return Number((BigInt(sale.net_amount) * BigInt(amount)) / BigInt(paidOf(sale)));
+  const taken = sale.refunded_net + sale.refund_pending_net;
+  const netLeft = sale.net_amount - taken;
+  if (amount === left) return netLeft;
+  const paid = paidOf(sale);
+  const upTo = Number((BigInt(sale.net_amount) * BigInt(paid - left + amount)) / BigInt(paid));
+  return Math.min(netLeft, Math.max(0, upTo - taken));
 }
 
 /** A refund that ended not made, asked for again with its key: it is opened again if the sale still has room. */
@@ -321,6 +328,7 @@ async function completeLocked(
   const made = refundView(await setRefundStatus(tx, refund.id, 'DONE'));
   // refunded in full meanwhile (a dispute lost, a devolução made outside the gateway): nothing of it is left
   if (sale.status !== 'PAGO' && !isDispute(sale.status)) return { sale, refund: made };
+  await returnFee(tx, sale.id, Number(refund.fee_returned));
   if (sale.refunded_amount + refund.amount >= paidOf(sale)) {
     // the last refund: the move to ESTORNADO records its sale.refunded (refundedAmount all that was paid)
     const moved = await moveSale(tx, queue, sale.id, 'ESTORNADO', made);
@@ -349,6 +357,24 @@ async function completeLocked(
   return { sale: updated, refund: made };
 }
 
+/**
+ * The part of the gateway's fee a refund made gives back (its `feeReturnedCents`): the payer gets the refund's
+ * whole amount back at the processor, the parties pay their shares, and the gateway's revenue (`system:fees`)
+ * pays the rest.
+ */
+async function returnFee(tx: Queryable, saleId: number, feeReturned: number): Promise<void> {
+  if (feeReturned <= 0) return;
+  await postEntry(tx, {
+    kind: 'sale.fee_returned',
+    refType: 'sale',
+    refId: saleId,
+    postings: [
+      { target: { system: 'fees' }, amount: -feeReturned },
+      { target: { system: 'processor' }, amount: feeReturned },
+    ],
+  });
+}
+
 /** The reason a refund the gateway did not ask for shows. */
 export const MADE_AT_THE_PROCESSOR = 'Made at the payment processor without a request of the gateway';
 
@@ -361,8 +387,9 @@ export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amo
   await db.tx(async (tx) => {
     const sale = await lockSale(tx, saleId);
     if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return;
-    const share = Number((BigInt(sale.net_amount) * BigInt(amount)) / BigInt(paidOf(sale)));
-    const net = Math.min(share, sale.net_amount - sale.refunded_net - sale.refund_pending_net);
+    // what is left to refund before it (made and in progress), as the refunds asked for count it
+    const left = paidOf(sale) - sale.refunded_amount - (await pendingAmount(tx, sale.id));
+    const net = shareOf(sale, Math.min(amount, Math.max(left, 0)), left);
     // already made: its parts come from available, as it completes (no installment is taken)
     const before = moneyOf(sale);
     const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });

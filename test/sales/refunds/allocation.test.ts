@@ -156,6 +156,47 @@ describe('a split card sale’s refund', () => {
     await expectLedgerOk();
   });
 
+  it('the fee a refund gives back leaves the gateway’s revenue; refunds of a cent each add up as one refund would', async () => {
+    const sale = await charge(saleInput({ amount: 10000 }));
+    expect(sale.status, sale.text).toBe(201);
+    await moveTo(server, platform, sale.body.uuid, 'PAGO');
+    // what the sale's entries left in the gateway's revenue and at the processor
+    const books = async () => {
+      const rows = await db().query<{ code: string; sum: string }>(
+        `SELECT la.code, sum(p.amount) AS sum FROM postings p
+           JOIN journal_entries e ON e.id = p.entry_id AND e.ref_type = 'sale' AND e.ref_id = $1
+           JOIN ledger_accounts la ON la.id = p.ledger_account_id AND la.code IN ('system:fees', 'system:processor')
+          GROUP BY la.code`,
+        [sale.body.id],
+      );
+      return Object.fromEntries(rows.map((r) => [r.code, Number(r.sum)]));
+    };
+    // 2 % + 0.50: a fee of 250, a net of 9750
+    expect(await books()).toEqual({ 'system:fees': 250, 'system:processor': -10000 });
+
+    // ten refunds of 1 cent: their shares are taken on the running total (9750 × 10 / 10000 = 9 of the net in
+    // all), as one refund of 10 cents would, not 0 each with every cent given back by the fee
+    const cents: Refund[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await refund(sale.body.uuid, 1);
+      expect(r.status, r.text).toBe(202);
+      cents.push(r.body.refund);
+    }
+    expect(cents.reduce((s, r) => s + r.feeReturnedCents, 0)).toBe(1);
+    for (const r of cents) {
+      expect(r.allocation.reduce((s, a) => s + a.amountCents, 0) + r.feeReturnedCents).toBe(1);
+    }
+    // the fee given back leaves the revenue for the processor, which paid the payer the whole refund
+    expect(await books()).toEqual({ 'system:fees': 249, 'system:processor': -10000 + 10 });
+
+    // the rest: the whole net and the whole fee are back, nothing of the sale is left in the books
+    const rest = await refund(sale.body.uuid);
+    expect(rest.status, rest.text).toBe(202);
+    expect(rest.body.refund.feeReturnedCents).toBe(249);
+    expect(await books()).toEqual({ 'system:fees': 0, 'system:processor': 0 });
+    await expectLedgerOk();
+  });
+
   it('a PIX sale’s refund that the platform’s available cannot cover is refused, naming the platform', async () => {
     const other = await createMerchant(server, 'Loja sem saldo');
     const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
