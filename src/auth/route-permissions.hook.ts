@@ -24,7 +24,14 @@ export function requireDeclaredPermissions(app: Http): void {
     if (route.config?.moves) {
       route.config.errors = [...(route.config.errors ?? []), 'ACCOUNT_NOT_ACTIVE', 'ACCOUNT_SUSPENDED'];
     }
-    if (isKeyRoute(route.url, route.schema)) noteKeyScope(app, route);
+    if (isKeyRoute(route.url, route.schema)) {
+      noteKeyScope(app, route);
+      // every route a key opens answers the key's own refusals: its allow-list and its limits
+      route.config = {
+        ...route.config,
+        errors: [...(route.config?.errors ?? []), 'UNAUTHORIZED', 'IP_NOT_ALLOWED', 'RATE_LIMITED'],
+      };
+    }
     if (!tags.includes('panel')) return;
     const permission = route.config?.permission;
     if (permission === undefined) {
