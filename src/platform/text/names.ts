@@ -11,7 +11,8 @@ const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
  * ASCII one, an ideographic full stop a dot): a scheme before a slash or backslash (`http:/\`, `https：//`), a
  * scheme that needs none (`mailto:`, `javascript:`), `www.`, a dotted name ending in letters (`loja.com`,
  * `ana@evil.com.br`, `bit.ly/x`), a dotted IPv4 address and an IPv6 one (IPV6_CANDIDATES). Dots between single
- * letters (`S.A.`, `J. R.`) and numbers (`Loja 2.0`) stay allowed, and so do times (`10:30`).
+ * letters (`S.A.`, `J. R.`) and numbers (`Loja 2.0`) stay allowed, and so do times (`10:30`); an IPv4 address in
+ * hex or octal parts is refused (DISGUISED_IPV4).
  */
 const LINK_PATTERNS = [
   /[a-z][a-z0-9+.-]*\s*:\s*[/\\]/i,
@@ -26,6 +27,24 @@ const LINK_PATTERNS = [
  */
 const IPV6_CANDIDATES = /(?<![\p{L}\p{N}])[0-9a-f]*:[0-9a-f.]*:[0-9a-f:.]*(?:%[\p{L}\p{N}]+)?/giu;
 const DOTS = /[\u3002\uff61\ufe12\u2024]/g;
+/**
+ * A dotted run of numbers one of which is written in hex (`0x7f.1`, `0x7f000001`) or octal (`0177.0.0.1`): how
+ * an IPv4 address is disguised (a browser reads each as one), never how a name writes a number. Decimal
+ * shorthand (`127.1`, `10.1.1`) is how versions and prices are written too (`Café 2.0`): allowed.
+ */
+const DISGUISED_IPV4 = /(?<![\p{L}\p{N}.])(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}\.?(?![\p{L}\p{N}.])/giu;
+const HEX_OR_OCTAL_PART = /(?:^|\.)(?:0x|0\d)/i;
+
+/** Whether `run` is an IPv4 address written in hex or octal parts, as a URL's host reads it. */
+function disguisedIpv4(run: string): boolean {
+  // one number alone is an address only in hex (`0x7f000001`): `Lote 007` is a lot number
+  if (!HEX_OR_OCTAL_PART.test(run) || (!run.includes('.') && !/^0x/i.test(run))) return false;
+  try {
+    return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(new URL(`http://${run}/`).hostname);
+  } catch {
+    return false;
+  }
+}
 
 /** The text as a mail client may read it: compatibility forms folded, look-alike dots made dots. */
 function folded(text: string): string {
@@ -39,6 +58,7 @@ export function looksLikeLink(text: string): boolean {
   for (const [run] of plain.matchAll(IPV6_CANDIDATES)) {
     if (isIPv6(run.replace(/%.*$/, '').replace(/\.$/, ''))) return true;
   }
+  for (const [run] of plain.matchAll(DISGUISED_IPV4)) if (disguisedIpv4(run)) return true;
   return false;
 }
 

@@ -30,6 +30,11 @@ describe('nameProblem', () => {
       'Loja ２００１：ｄｂ８：：１', // full-width
       'Loja ftp :/x',
       'site: xn--80ak6aa92e.com',
+      'Loja 0x7f.0.0.1', // IPv4 in hex or octal parts, as a browser reads them
+      'Loja 0x7f000001',
+      'Loja 0177.0.0.1',
+      'Loja 0x7F.1',
+      'Loja ０ｘ７ｆ.0.0.1', // full-width
     ]) {
       expect(nameProblem(name), name).toBe('must be plain text: no link, web address or domain name');
       expect(looksLikeLink(name), name).toBe(true);
@@ -43,6 +48,10 @@ describe('nameProblem', () => {
       'Comércio S.A.',
       'J. R. R. Tolkien',
       'Padaria & Café 2.0',
+      'Versão 1.10.3',
+      'Lote 007',
+      'Sala 0.5',
+      'Cliente 0800',
       'Loja: Centro',
       'Plantão 10:30:00',
       'Café::Bar',
