@@ -289,7 +289,8 @@ export class SubscriptionBiller {
       sub.period_index + 1,
       this.settings.boletoDaysBefore,
     );
-    if (sub.status === 'incomplete' && sub.incomplete_expires_at === null) {
+    // the first paid period (a trial's end included) has its deadline from its first try
+    if ((sub.status === 'incomplete' || sub.status === 'trialing') && sub.incomplete_expires_at === null) {
       sub.incomplete_expires_at = incompleteDeadline(
         sub,
         periodOf(sub, subscriber.plan, sub.period_index),
@@ -639,11 +640,12 @@ export class SubscriptionBiller {
       const now = new Date();
       if (charge.attempt === 1 || sub.first_failed_at === null) sub.first_failed_at = now;
       const retry = this.settings.retryDays[charge.attempt - 1];
-      // a first period refused stays incomplete (retried as dunning); past_due and unpaid are for renewals
-      const first = sub.status === 'incomplete';
+      // a first paid period refused (after a trial too) is incomplete (retried as dunning); past_due and unpaid
+      // are for renewals of a subscription that was once active
+      const first = sub.status === 'incomplete' || sub.status === 'trialing';
       if (retry !== undefined) {
         if (!first && sub.status !== 'past_due') events.push('subscription.past_due');
-        if (!first) sub.status = 'past_due';
+        sub.status = first ? 'incomplete' : 'past_due';
         sub.next_charge_at = new Date(sub.first_failed_at.getTime() + retry * DAY_MS);
       } else if (first) {
         endSubscription(sub, 'incomplete_expired', null);

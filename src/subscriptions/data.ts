@@ -372,7 +372,10 @@ export async function lockDue(q: Queryable, now: Date, limit: number): Promise<S
   return rows.map(subscription);
 }
 
-/** Up to `limit` incomplete subscriptions whose first period was not paid by its deadline, locked. */
+/**
+ * Up to `limit` subscriptions whose first paid period was not paid by its deadline (incomplete, or trialing with
+ * the trial's first charge still open), locked.
+ */
 export async function lockIncompleteExpired(
   q: Queryable,
   now: Date,
@@ -380,7 +383,7 @@ export async function lockIncompleteExpired(
 ): Promise<SubscriptionRow[]> {
   const rows = await q.query<SubscriptionRow>(
     `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions
-      WHERE status = 'incomplete' AND incomplete_expires_at <= $1
+      WHERE status IN ('incomplete', 'trialing') AND incomplete_expires_at <= $1
       ORDER BY incomplete_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [now, limit],
   );

@@ -220,6 +220,29 @@ describe('subscriptions by card', () => {
     expect((await eventsOf(made.body.id)).slice(-2)).toEqual(['invoice.paid', 'subscription.activated']);
   });
 
+  it('a trial whose first paid period is refused is incomplete, not past_due (it was never active), then expires', async () => {
+    const customerId = await customer('teste-gratis@example.com');
+    const refused = await savedCard(customerId, '2');
+    const planId = await plan({ trialDays: 7 });
+    const made = await subscribe({ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId: refused });
+    expect(made.body.status).toBe('trialing');
+    const failed = await advance(made.body.id);
+    expect(failed.body).toMatchObject({ status: 'incomplete', currentPeriodEnd: made.body.trialEnd });
+    expect(failed.body.nextChargeAt).not.toBeNull();
+    await advance(made.body.id);
+    await advance(made.body.id);
+    const expired = await advance(made.body.id);
+    expect(expired.body).toMatchObject({ status: 'incomplete_expired', nextChargeAt: null });
+    expect(await eventsOf(made.body.id)).toEqual([
+      'subscription.created',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.failed',
+      'invoice.failed',
+      'subscription.incomplete_expired',
+    ]);
+  });
+
   it('a renewal refused: past_due, retried on the retry days, unpaid after the last; a new card reactivates it', async () => {
     const customerId = await customer('dunning@example.com');
     const good = await savedCard(customerId, '1');
