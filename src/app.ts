@@ -187,6 +187,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
       subscriptions,
       cancelOpenCharges: async (accountId) => {
         await cancelOpenChargesOf(db, queue, charging.pixProcessor, accountId, log);
+        await cardSales?.voidOpenOf(accountId, log);
       },
     }),
     requireOperator: operatorSession(operatorSessions),

@@ -49,6 +49,7 @@ import {
   insertCardPayment,
   lockCardPayment,
   lockRecordingCaptures,
+  openAuthorizationsOf,
   recordAcquirerState,
   releaseCapture,
   riskHoldsOlderThan,
@@ -543,6 +544,33 @@ export class CardSales {
     }
     await this.apply(sale.id, payment);
     return sale.id;
+  }
+
+  /**
+   * A closed account's authorizations not captured, each voided as its merchant's cancel would (the sale
+   * CANCELADO, the cardholder's limit released); one the acquirer does not void now is logged and left to the
+   * void job (7 days). Those held for a risk review are the review's. Returns how many were voided.
+   */
+  async voidOpenOf(accountId: number, log: Logger): Promise<number> {
+    let voided = 0;
+    let after = 0;
+    for (;;) {
+      const open = await openAuthorizationsOf(this.db, accountId, after, 100);
+      if (open.length === 0) return voided;
+      for (const row of open) {
+        after = Number(row.sale_id);
+        try {
+          await this.void(accountId, { kind: 'numeric', id: after });
+          voided++;
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'INVALID_STATUS'))
+            log.warn(
+              { sale: after, err },
+              'a closed account’s card authorization was not voided: the void job will',
+            );
+        }
+      }
+    }
   }
 
   /**

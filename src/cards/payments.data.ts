@@ -172,6 +172,24 @@ export async function authorizationsOlderThan(
   );
 }
 
+/**
+ * An account's authorizations not captured and not held for a risk review (a closed account's, voided), oldest
+ * first; `after`: those of sales after that one (each is read once even when its void fails).
+ */
+export async function openAuthorizationsOf(
+  q: Queryable,
+  accountId: number,
+  after: number,
+  limit: number,
+): Promise<CardPaymentRow[]> {
+  return q.query<CardPaymentRow>(
+    `SELECT * FROM card_payments
+      WHERE state = 'authorized' AND account_id = $1 AND NOT risk_hold AND sale_id > $2
+      ORDER BY sale_id LIMIT $3`,
+    [accountId, after, limit],
+  );
+}
+
 /** Authorizations whose outcome is unknown for at least `seconds` (the resolving job), oldest first. */
 export async function unresolvedOlderThan(
   q: Queryable,

@@ -65,7 +65,10 @@ export class ConsoleActions {
     private readonly deps: {
       heldCards?: HeldCardSales;
       subscriptions?: AccountSubscriptions;
-      /** Cancels a closed account's open charges (PIX and boleto awaiting payment), once the close committed. */
+      /**
+       * Cancels a closed account's open charges (PIX and boleto awaiting payment, card authorizations not
+       * captured), once the close committed.
+       */
       cancelOpenCharges?: (accountId: number) => Promise<void>;
     } = {},
   ) {}

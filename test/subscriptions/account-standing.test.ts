@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody, cardEnding } from '../cards/cards.js';
-import { CUSTOMER } from '../sales/fixtures.js';
+import { CUSTOMER, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
@@ -174,7 +174,7 @@ describe('subscriptions and the account’s standing', () => {
     expect(await factsOf(made.body.id)).not.toContain('subscription.past_due');
   }, 120_000);
 
-  it('closed: its subscriptions are canceled (account_closed), its open charges cancelled, its keys refused', async () => {
+  it('closed: its subscriptions are canceled (account_closed), its open charges cancelled (a card authorization voided), its keys refused', async () => {
     const m = await createMerchant(server);
     const { customerId } = await customerWithCard(m);
     const planId = await plan(m);
@@ -186,6 +186,24 @@ describe('subscriptions and the account’s standing', () => {
     });
     expect(made.status, made.text).toBe(201);
     await waitUntil(async () => (await salesOf(made.body.id))[0]?.status === 'PENDENTE', 30_000);
+    // a card authorization not captured holds the cardholder's limit: the close voids it
+    const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': m.publicKey },
+      body: cardBody(cardEnding('1')),
+    });
+    const authorized = await api<{ uuid: string; status: string }>(
+      m,
+      'POST',
+      '/api/transactions',
+      saleInput({
+        amount: 5000,
+        paymentMethod: 'CREDIT_CARD',
+        card: { token: token.body.token },
+        capture: false,
+      }),
+    );
+    expect(authorized.status, authorized.text).toBe(201);
+    expect(authorized.body.status).toBe('EM_PROCESSAMENTO');
     const byRisk = await ops(risk, `/api/ops/accounts/${m.accountId}/close`, { reason: 'encerramento' });
     expect(byRisk.status).toBe(403); // closing is the admin's
     const noReason = await ops(admin, `/api/ops/accounts/${m.accountId}/close`);
@@ -200,6 +218,14 @@ describe('subscriptions and the account’s standing', () => {
       cancel_reason: 'account_closed',
     });
     expect((await salesOf(made.body.id)).map((s) => s.status)).toEqual(['CANCELADO']);
+    const [card] = await db().query<{ status: string; state: string; acquirer_state: string }>(
+      `SELECT s.status, c.state, a.state AS acquirer_state FROM sales s
+         JOIN card_payments c ON c.sale_id = s.id
+         JOIN sandbox_acquirer_payments a ON a.order_id = c.order_id
+        WHERE s.uuid = $1`,
+      [authorized.body.uuid],
+    );
+    expect(card).toEqual({ status: 'CANCELADO', state: 'voided', acquirer_state: 'voided' });
     expect((await factsOf(made.body.id)).at(-1)).toBe('subscription.canceled');
     expect((await api(m, 'GET', '/api/public/balance')).status).toBe(401);
     expect((await call('GET', `${server.url}/api/auth/me`, { headers: m.panel })).status).toBe(401);
