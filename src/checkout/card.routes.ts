@@ -4,7 +4,7 @@ import { errorAnswers, TransactionErrorBody } from '../platform/http/error-schem
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import type { CardPayInput, PayerCardInput, PayerPage, PublicCards } from './card-pay.js';
-import { mapCheckoutErrors } from './http.js';
+import { mapCheckoutErrors, mapPayerErrors } from './http.js';
 import {
   CardPayment,
   InstallmentOptions,
@@ -116,8 +116,9 @@ export function registerCardPayerRoutes(
         },
       },
       async (request, reply) => {
-        const payment = await mapCheckoutErrors(() =>
-          cards.pay(side.page(request), request.body as CardPayInput, request.log),
+        const payment = await mapPayerErrors(
+          () => cards.pay(side.page(request), request.body as CardPayInput, request.log),
+          request.log,
         );
         return reply.code(201).send(payment);
       },

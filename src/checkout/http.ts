@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { isUuid } from '../platform/ids/public-ids.js';
 import {
@@ -20,6 +21,23 @@ export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof CheckoutRefused) throw new AppError('FORBIDDEN', err.message);
     if (err instanceof BoletoUnavailable || err instanceof CardsUnavailable) {
       throw new AppError('PROCESSOR_UNAVAILABLE', err.message);
+    }
+    throw err;
+  }
+}
+
+/**
+ * The payer's door (a link's or a session's payment): as mapCheckoutErrors, but a refusal of the shop's own setup
+ * (its split: a recipient deactivated since the link was made) is told without the shop's data, recipients' ids
+ * and names being the platform's, not the payer's; the reason is logged for the shop's operators.
+ */
+export async function mapPayerErrors<T>(work: () => Promise<T>, log: FastifyBaseLogger): Promise<T> {
+  try {
+    return await mapCheckoutErrors(work);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'VALIDATION_ERROR' && err.message.startsWith('split:')) {
+      log.warn({ reason: err.message }, 'a payer’s payment refused by the shop’s split');
+      throw validation('This payment cannot be taken now: the shop must review its settings');
     }
     throw err;
   }

@@ -2,7 +2,7 @@ import { errorAnswers, TransactionErrorBody } from '../platform/http/error-schem
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IdPath } from '../sales/index.js';
 import type { PublicBoletos } from './boleto-pay.js';
-import { mapCheckoutErrors } from './http.js';
+import { mapCheckoutErrors, mapPayerErrors } from './http.js';
 import type { PublicCheckout } from './pay.js';
 import {
   BoletoPayment,
@@ -67,8 +67,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        checkout.payLink(request.params.slug, request.body, request.log, request.ip),
+      const payment = await mapPayerErrors(
+        () => checkout.payLink(request.params.slug, request.body, request.log, request.ip),
+        request.log,
       );
       return reply.code(201).send(payment);
     },
@@ -105,8 +106,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        checkout.paySession(request.params.id, request.body, request.log, request.ip),
+      const payment = await mapPayerErrors(
+        () => checkout.paySession(request.params.id, request.body, request.log, request.ip),
+        request.log,
       );
       return reply.code(201).send(payment);
     },
@@ -127,8 +129,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        boletos.payLink(request.params.slug, request.body, request.ip),
+      const payment = await mapPayerErrors(
+        () => boletos.payLink(request.params.slug, request.body, request.ip),
+        request.log,
       );
       return reply.code(201).send(payment);
     },
@@ -149,8 +152,9 @@ export function registerPublicRoutes(
       },
     },
     async (request, reply) => {
-      const payment = await mapCheckoutErrors(() =>
-        boletos.paySession(request.params.id, request.body, request.ip),
+      const payment = await mapPayerErrors(
+        () => boletos.paySession(request.params.id, request.body, request.ip),
+        request.log,
       );
       return reply.code(201).send(payment);
     },

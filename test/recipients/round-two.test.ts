@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAutomaticPayouts } from '../../src/recipients/index.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
-import { linkInput, sessionInput } from '../checkout/fixtures.js';
+import { linkInput, PAYER, sessionInput } from '../checkout/fixtures.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -151,6 +151,12 @@ describe('PATCH /api/recipients/{id}', () => {
   it('an inactive recipient takes no new split (charge, link, checkout session); its money goes on', async () => {
     const r = await createRecipient(server, platform, { transferInterval: 'daily' });
     await paidPixSplit(r.id, 50_000);
+    // a payment link made while it took splits
+    const before = await call<{ slug: string }>('POST', `${server.url}/api/payment-links`, {
+      headers: platform.keys,
+      body: linkInput({ amountCents: 20000, split: [{ recipientId: r.id, amountCents: 1000 }] }),
+    });
+    expect(before.status, before.text).toBe(201);
     const off = await patch(r.id, { active: false });
     expect(off.status, off.text).toBe(200);
     expect(off.body.active).toBe(false);
@@ -176,6 +182,18 @@ describe('PATCH /api/recipients/{id}', () => {
     });
     expect(session.status).toBe(400);
     expect(session.body.message).toContain(r.id);
+    // its payer is refused without the platform's data (the recipient's id and name are not the payer's)
+    server.logs.expect(/a payer’s payment refused by the shop’s split/);
+    const payer = await call<{ error: string; message: string }>(
+      'POST',
+      `${server.url}/api/public/pay/${before.body.slug}`,
+      { body: PAYER },
+    );
+    expect(payer.status, payer.text).toBe(400);
+    expect(payer.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      message: 'This payment cannot be taken now: the shop must review its settings',
+    });
 
     // its balance stays and pays out: by hand, and by its transferInterval
     expect(await recipientBalance(server, platform, r.id)).toMatchObject({ available: 50_000 });
