@@ -111,3 +111,89 @@ it('every period’s sale carries the subscription’s split; a split that canno
   expect(refused.status).toBe(400);
   expect(refused.body.error).toBe('VALIDATION_ERROR');
 });
+
+it('a period whose recipient was deactivated fails as a refused card’s does: invoice.failed, dunning, no sale', async () => {
+  const teacher = await createRecipient(server, platform, { name: 'Professor Beto' });
+  const customer = await api<{ id: string }>('POST', '/api/customers', {
+    ...CUSTOMER,
+    email: 'beto@example.com',
+  });
+  const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+    headers: { 'x-api-public-key': platform.publicKey },
+    body: cardBody(cardEnding('1')),
+  });
+  const card = await api<{ id: string }>('POST', `/api/customers/${customer.body.id}/cards`, {
+    token: token.body.token,
+  });
+  const plan = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Curso semanal',
+    amountCents: 10000,
+    interval: 'week',
+    methods: ['CREDIT_CARD'],
+  });
+  const made = await api<{ id: string }>('POST', '/api/subscriptions', {
+    customerId: customer.body.id,
+    planId: plan.body.id,
+    paymentMethod: 'CREDIT_CARD',
+    cardId: card.body.id,
+    startDate: tomorrow(),
+    split: [{ recipientId: teacher.id, percent: 50 }],
+  });
+  expect(made.status, made.text).toBe(201);
+  const advance = () =>
+    api<{ status: string; nextChargeAt: string | null }>(
+      'POST',
+      `/api/sandbox/subscriptions/${made.body.id}/advance`,
+    );
+  expect((await advance()).body.status).toBe('active');
+  const off = await api('PATCH', `/api/recipients/${teacher.id}`, { active: false });
+  expect(off.status, off.text).toBe(200);
+  server.logs.expect('subscription charge could not be made');
+  const failed = await advance();
+  expect(failed.status, failed.text).toBe(200);
+  expect(failed.body.status).toBe('past_due');
+  const events = (
+    await api<{ data: { type: string; data: { id: string } }[] }>('GET', '/api/events?limit=100')
+  ).body.data
+    .filter((e) => e.data.id === made.body.id)
+    .map((e) => e.type)
+    .reverse();
+  expect(events.slice(-2)).toEqual(['invoice.failed', 'subscription.past_due']);
+});
+
+it('a PIX first period whose recipient was deactivated fails too: invoice.failed, still incomplete, retried', async () => {
+  const teacher = await createRecipient(server, platform, { name: 'Professora Carla' });
+  const customer = await api<{ id: string }>('POST', '/api/customers', {
+    ...CUSTOMER,
+    email: 'carla@example.com',
+  });
+  const plan = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Curso Pix',
+    amountCents: 10000,
+    interval: 'month',
+    methods: ['PIX'],
+  });
+  const made = await api<{ id: string }>('POST', '/api/subscriptions', {
+    customerId: customer.body.id,
+    planId: plan.body.id,
+    paymentMethod: 'PIX',
+    startDate: tomorrow(),
+    split: [{ recipientId: teacher.id, percent: 50 }],
+  });
+  expect(made.status, made.text).toBe(201);
+  expect((await api('PATCH', `/api/recipients/${teacher.id}`, { active: false })).status).toBe(200);
+  server.logs.expect('subscription charge could not be made');
+  const failed = await api<{ status: string; nextChargeAt: string | null }>(
+    'POST',
+    `/api/sandbox/subscriptions/${made.body.id}/advance`,
+  );
+  expect(failed.status, failed.text).toBe(200);
+  expect(failed.body.status).toBe('incomplete');
+  const events = (
+    await api<{ data: { type: string; data: { id: string } }[] }>('GET', '/api/events?limit=100')
+  ).body.data
+    .filter((e) => e.data.id === made.body.id)
+    .map((e) => e.type)
+    .reverse();
+  expect(events).toEqual(['subscription.created', 'invoice.failed']);
+});
