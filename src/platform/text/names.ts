@@ -32,7 +32,8 @@ const DOTS = /[\u3002\uff61\ufe12\u2024]/g;
  * an IPv4 address is disguised (a browser reads each as one), never how a name writes a number. Decimal
  * shorthand (`127.1`, `10.1.1`) is how versions and prices are written too (`Café 2.0`): allowed.
  */
-const DISGUISED_IPV4 = /(?<![\p{L}\p{N}.])(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}\.?(?![\p{L}\p{N}.])/giu;
+const DISGUISED_IPV4 =
+  /(?<![\p{L}\p{N}.])(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}\.?(?![\p{L}\p{N}.])/giu;
 const HEX_OR_OCTAL_PART = /(?:^|\.)(?:0x|0\d)/i;
 
 /** Whether `run` is an IPv4 address written in hex or octal parts, as a URL's host reads it. */
