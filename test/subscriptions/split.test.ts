@@ -29,9 +29,21 @@ const api = <T>(method: string, path: string, body?: unknown) =>
 const tomorrow = () =>
   new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
 
-it('every period’s sale carries the subscription’s split; a split that cannot be, or a plan it no longer fits, is 400', async () => {
-  const teacher = await createRecipient(server, platform, { name: 'Professora Ana' });
-  const customer = await api<{ id: string }>('POST', '/api/customers', CUSTOMER);
+/** The types of a subscription's events, oldest first (GET /api/events). */
+async function factsOf(subscriptionId: string): Promise<string[]> {
+  const listed = await api<{ data: { type: string; data: { id: string } }[] }>(
+    'GET',
+    '/api/events?limit=100',
+  );
+  return listed.body.data
+    .filter((e) => e.data.id === subscriptionId)
+    .map((e) => e.type)
+    .reverse();
+}
+
+/** A customer with a saved approved card, and a card plan of 100.00 billed every `interval`. */
+async function cardCustomerAndPlan(email: string, planName: string, interval: 'week' | 'month') {
+  const customer = await api<{ id: string }>('POST', '/api/customers', { ...CUSTOMER, email });
   const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
     headers: { 'x-api-public-key': platform.publicKey },
     body: cardBody(cardEnding('1')),
@@ -40,16 +52,22 @@ it('every period’s sale carries the subscription’s split; a split that canno
     token: token.body.token,
   });
   const plan = await api<{ id: string }>('POST', '/api/plans', {
-    name: 'Curso mensal',
+    name: planName,
     amountCents: 10000,
-    interval: 'month',
+    interval,
     methods: ['CREDIT_CARD'],
   });
+  return { customerId: customer.body.id, cardId: card.body.id, planId: plan.body.id };
+}
+
+it('every period’s sale carries the subscription’s split; a split that cannot be, or a plan it no longer fits, is 400', async () => {
+  const teacher = await createRecipient(server, platform, { name: 'Professora Ana' });
+  const { customerId, cardId, planId } = await cardCustomerAndPlan(CUSTOMER.email, 'Curso mensal', 'month');
   const body = {
-    customerId: customer.body.id,
-    planId: plan.body.id,
+    customerId,
+    planId,
     paymentMethod: 'CREDIT_CARD',
-    cardId: card.body.id,
+    cardId,
     startDate: tomorrow(),
   };
   const tooMuch = await api('POST', '/api/subscriptions', {
@@ -114,28 +132,16 @@ it('every period’s sale carries the subscription’s split; a split that canno
 
 it('a period whose recipient was deactivated fails as a refused card’s does: invoice.failed, dunning, no sale', async () => {
   const teacher = await createRecipient(server, platform, { name: 'Professor Beto' });
-  const customer = await api<{ id: string }>('POST', '/api/customers', {
-    ...CUSTOMER,
-    email: 'beto@example.com',
-  });
-  const token = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
-    headers: { 'x-api-public-key': platform.publicKey },
-    body: cardBody(cardEnding('1')),
-  });
-  const card = await api<{ id: string }>('POST', `/api/customers/${customer.body.id}/cards`, {
-    token: token.body.token,
-  });
-  const plan = await api<{ id: string }>('POST', '/api/plans', {
-    name: 'Curso semanal',
-    amountCents: 10000,
-    interval: 'week',
-    methods: ['CREDIT_CARD'],
-  });
+  const { customerId, cardId, planId } = await cardCustomerAndPlan(
+    'beto@example.com',
+    'Curso semanal',
+    'week',
+  );
   const made = await api<{ id: string }>('POST', '/api/subscriptions', {
-    customerId: customer.body.id,
-    planId: plan.body.id,
+    customerId,
+    planId,
     paymentMethod: 'CREDIT_CARD',
-    cardId: card.body.id,
+    cardId,
     startDate: tomorrow(),
     split: [{ recipientId: teacher.id, percent: 50 }],
   });
@@ -152,12 +158,7 @@ it('a period whose recipient was deactivated fails as a refused card’s does: i
   const failed = await advance();
   expect(failed.status, failed.text).toBe(200);
   expect(failed.body.status).toBe('past_due');
-  const events = (
-    await api<{ data: { type: string; data: { id: string } }[] }>('GET', '/api/events?limit=100')
-  ).body.data
-    .filter((e) => e.data.id === made.body.id)
-    .map((e) => e.type)
-    .reverse();
+  const events = await factsOf(made.body.id);
   expect(events.slice(-2)).toEqual(['invoice.failed', 'subscription.past_due']);
 });
 
@@ -189,11 +190,6 @@ it('a PIX first period whose recipient was deactivated fails too: invoice.failed
   );
   expect(failed.status, failed.text).toBe(200);
   expect(failed.body.status).toBe('incomplete');
-  const events = (
-    await api<{ data: { type: string; data: { id: string } }[] }>('GET', '/api/events?limit=100')
-  ).body.data
-    .filter((e) => e.data.id === made.body.id)
-    .map((e) => e.type)
-    .reverse();
+  const events = await factsOf(made.body.id);
   expect(events).toEqual(['subscription.created', 'invoice.failed']);
 });
