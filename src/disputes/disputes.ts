@@ -307,7 +307,7 @@ export class Disputes {
     const adj = Number(dispute.adjustment_cents);
     const held = dispute.kind === 'med' ? 'MED' : 'CHARGEBACK';
     const now = await lockSaleForDispute(tx, { kind: 'numeric', id: Number(dispute.sale_id) });
-    // a sale the sandbox's status route took out of its dispute status holds none of the dispute's money any more
+    // (a status report cannot take a sale with an open dispute out of its dispute status: disputes/rules.ts)
     if (now?.status !== held) {
       throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
     }

@@ -16,4 +16,5 @@ export {
 export { MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices, sendDefence } from './med-notices.js';
 export { type OpsDispute, opsDisputes } from './ops.js';
 export { disputeRoutes } from './routes.js';
+export { installDisputeRules } from './rules.js';
 export { Dispute, DisputePage, OpenDisputeBody, OutcomeBody } from './schemas.js';

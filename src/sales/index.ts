@@ -99,7 +99,7 @@ export { salesRoutes } from './routes.js';
 export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
 export { startReserveWorker } from './settlement/reserve.js';
-export { settleBatch } from './settlement/settle-batch.js';
+export { setOpenDisputeRule, settleBatch } from './settlement/settle-batch.js';
 export { SaleSettler } from './settlement/settler.js';
 export { checkTransition, isOpen, type SaleStatus } from './settlement/status-machine.js';
 export { applyMoves, moveSale } from './settlement/transition.js';

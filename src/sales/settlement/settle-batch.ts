@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { isUuid, type PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import type { SaleRow } from '../types.js';
-import { checkTransition, type SaleStatus } from './status-machine.js';
+import { checkTransition, isDispute, type SaleStatus } from './status-machine.js';
 import { applyMoves, type Move, refusal, type TransitionResult } from './transition.js';
 
 /** How a report names its sale: the public id (a merchant's own sale), or the processor's reference. */
@@ -70,12 +70,30 @@ export async function settleBatch(
     return sale;
   });
   const replays = await claimSignatures(tx, items, found);
+  const disputed = await withOpenDispute(
+    tx,
+    items.flatMap((item, i) => {
+      const before = found[i]!;
+      return typeof before === 'object' &&
+        !(before instanceof AppError) &&
+        isDispute(before.status) &&
+        before.status !== item.status
+        ? [before.id]
+        : [];
+    }),
+  );
   const outcomes: (SettlementOutcome | Move)[] = items.map((item, i) => {
     const before = found[i]!;
     if (before === 'again' || before instanceof AppError) return before;
     const check = replays.has(i) ? 'same' : checkTransition(before.status, item.status);
     if (check === 'same') return { outcome: 'unchanged', sale: before };
     if (check === 'refused') return refusal(before.status, item.status);
+    if (disputed.has(before.id)) {
+      return new AppError(
+        'CONFLICT',
+        `this sale is ${before.status} by an open dispute: the dispute's outcome decides it (won: PAGO; lost: the disputed amount returned)`,
+      );
+    }
     return { before, to: item.status };
   });
   const moves = outcomes.filter((o): o is Move => typeof o === 'object' && 'before' in o);
@@ -83,6 +101,28 @@ export async function settleBatch(
   return outcomes.map((o) =>
     typeof o === 'object' && 'before' in o ? { outcome: 'applied', sale: moved[moves.indexOf(o)]! } : o,
   );
+}
+
+const openDisputeRules: string[] = [];
+
+/**
+ * The disputes module installs the SQL condition that a sale `s` has an open dispute of its own (its amount held
+ * by the dispute's entries, not the sale's): such a sale leaves MED or CHARGEBACK only through that dispute's
+ * outcome, never by a processor's status report (which would move the sale's whole net and leave the dispute's
+ * own share behind). Installed once per process with the other sale rules (sale-rules.ts).
+ */
+export function setOpenDisputeRule(condition: string): void {
+  if (!openDisputeRules.includes(condition)) openDisputeRules.push(condition);
+}
+
+/** Which of these sales (locked by the caller) have an open dispute, by the rules installed. */
+async function withOpenDispute(tx: Queryable, saleIds: number[]): Promise<Set<number>> {
+  if (saleIds.length === 0 || openDisputeRules.length === 0) return new Set();
+  const rows = await tx.query<{ id: number }>(
+    `SELECT s.id FROM sales s WHERE s.id = ANY($1::bigint[]) AND (${openDisputeRules.join(' OR ')})`,
+    [saleIds],
+  );
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /**
