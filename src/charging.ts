@@ -15,6 +15,7 @@ import { AppError } from './platform/errors/app-error.js';
 import { RiskRules } from './risk/index.js';
 import {
   cancelCharge,
+  openBlockedSale,
   PaymentMethods,
   type PixChargeProcessor,
   type Refunder,
@@ -132,6 +133,11 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     pix: pix.pixProcessor,
     boleto: cobv ? boletoIssuer : null,
     mandates,
+    risk: {
+      rules: risk,
+      refuse: (accountId, input, decision, origin, inTx) =>
+        openBlockedSale(db, queue, accountId, input, null, decision, origin, inTx),
+    },
   };
   const biller = new SubscriptionBiller(
     db,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { auditRiskDecision, type RiskDecision } from '../risk/index.js';
 import { findSaleRow } from './charges.data.js';
@@ -34,6 +34,8 @@ export async function openBlockedSale(
   risk: RiskDecision,
   /** A payer's page it was started on (a payment link or checkout session): the sale carries it. */
   origin?: SaleOrigin,
+  /** Runs in the transaction that stores the sale, after it (a subscription's try bound to its sale). */
+  inTx?: (tx: Queryable, saleId: number) => Promise<void>,
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   const customer = normalizeCustomer(input.customer);
   return createKeyedSale(db, accountId, key, input, (bind) =>
@@ -70,6 +72,7 @@ export async function openBlockedSale(
         message: `Blocked by the risk rule "${risk.ruleName}"`,
       });
       await moveSale(tx, queue, sale.id, 'RECUSADO');
+      if (inTx) await inTx(tx, sale.id);
       await bind(tx, sale.id);
       return (await findSaleRow(tx, { kind: 'numeric', id: sale.id }))!;
     }),

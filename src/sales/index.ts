@@ -1,7 +1,7 @@
 // The sales module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 
 export { anticipableSales } from './anticipable.js';
-export { openBlockedSale } from './blocked.js';
+export { type BlockedChargeInput, openBlockedSale } from './blocked.js';
 export { cartOfCheckout, setCartRules } from './cart-rules.js';
 export {
   deleteExpiredSaleKeys,

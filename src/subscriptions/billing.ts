@@ -8,7 +8,15 @@ import type { SubscriptionSettings } from '../platform/config/config.js';
 import { type Db, isUniqueViolation, type Queryable } from '../platform/db/db.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import { addDays } from '../platform/time/calendar.js';
-import { createPixSale, findSaleRow, type PixChargeProcessor, saleStatuses } from '../sales/index.js';
+import { ALLOW, customerFacts, type RiskDecision, type RiskRules } from '../risk/index.js';
+import {
+  type BlockedChargeInput,
+  createPixSale,
+  findSaleRow,
+  type PixChargeProcessor,
+  type SaleOrigin,
+  saleStatuses,
+} from '../sales/index.js';
 import { type NotificationFact, recordNotifications } from '../webhooks/index.js';
 import {
   bindCharge,
@@ -56,7 +64,21 @@ export interface PeriodChargers {
   boleto: BoletoIssuer | null;
   /** PIX subscriptions whose customer authorised a Pix Automático mandate are debited through it. */
   mandates: MandateCharges | null;
+  /**
+   * The risk rules in force, for a PIX or boleto try (a card's are decided by the cards module): a try they block
+   * is stored refused (`refuse`: RECUSADO, RISK_BLOCKED, bound to its try) and enters dunning as a refused card's.
+   */
+  risk: { rules: RiskRules; refuse: RefuseBlocked } | null;
 }
+
+/** Stores a sale a risk rule blocked, refused, bound to its try in the same transaction. */
+export type RefuseBlocked = (
+  accountId: number,
+  input: BlockedChargeInput,
+  decision: RiskDecision,
+  origin: SaleOrigin,
+  inTx: (tx: Queryable, saleId: number) => Promise<void>,
+) => Promise<unknown>;
 
 /** How long a page's customer waits for a try the scheduler is making, and how often it is looked at. */
 const TRY_AWAITED_MS = 10_000;
@@ -410,6 +432,26 @@ export class SubscriptionBiller {
     const { sub } = claimed;
     const { dueDate, customer, items, origin, bind, split } = this.saleOf(claimed);
     const amount = claimed.who.plan.amount_cents;
+    // the risk rules decide a PIX or boleto try as they decide an API charge of the same customer
+    const risk = this.chargers.risk;
+    const decision =
+      risk?.rules.decide({
+        method: sub.payment_method,
+        amountCents: amount,
+        ...customerFacts(customer),
+        // no request of the payer's is behind a scheduled try: an address rule has nothing to match
+        ip: null,
+      }) ?? ALLOW;
+    if (risk && decision.decision === 'block') {
+      await risk.refuse(
+        sub.account_id,
+        { amount, paymentMethod: sub.payment_method, customer, items },
+        decision,
+        origin,
+        (tx, saleId) => bind(tx, saleId, false),
+      );
+      return;
+    }
     try {
       const mandate =
         sub.payment_method === 'PIX' && claimed.charge.attempt === 1 ? await this.mandateOf(claimed) : null;

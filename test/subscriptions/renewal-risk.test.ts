@@ -102,3 +102,59 @@ it('a BIN blocked by a rule refuses the API charge and the renewal a worker proc
   }, 30_000);
   expect(after.status).toBe('past_due');
 }, 120_000);
+
+it('a PIX or boleto period is decided by the rules as an API charge of the same customer: blocked, refused, dunning', async () => {
+  const blocked = {
+    ...CUSTOMER,
+    name: 'Mau Pagador',
+    email: 'mau@bloqueado.example',
+    document: '39053344705',
+  };
+  const rule = await call<{ id: number }>('POST', `${server.url}/api/ops/risk-rules`, {
+    headers: risk.ops,
+    body: { name: 'Documento bloqueado', when: { documentIn: ['39053344705'] }, action: 'block' },
+  });
+  expect(rule.status, rule.text).toBe(201);
+  // the API charge of that customer is refused
+  const charged = await api<{ status: string; refusalReason: { code: string } | null }>(
+    'POST',
+    '/api/transactions',
+    saleInput({ paymentMethod: 'PIX', customer: blocked, amount: 4990 }),
+  );
+  expect(charged.body).toMatchObject({ status: 'RECUSADO', refusalReason: { code: 'RISK_BLOCKED' } });
+
+  const customer = await api<{ id: string }>('POST', '/api/customers', blocked);
+  expect(customer.status, customer.text).toBe(201);
+  const plan = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Clube Pix',
+    amountCents: 4990,
+    interval: 'month',
+    methods: ['PIX'],
+  });
+  const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString('sv-SE', {
+    timeZone: 'America/Sao_Paulo',
+  });
+  const sub = await api<{ id: string }>('POST', '/api/subscriptions', {
+    customerId: customer.body.id,
+    planId: plan.body.id,
+    paymentMethod: 'PIX',
+    startDate: tomorrow,
+  });
+  expect(sub.status, sub.text).toBe(201);
+  const tried = await api<{ status: string }>('POST', `/api/sandbox/subscriptions/${sub.body.id}/advance`);
+  expect(tried.status, tried.text).toBe(200);
+  // its first period refused: still incomplete, retried as dunning
+  expect(tried.body.status).toBe('incomplete');
+  const rows = await server.runtime.platform.db.query<{ status: string; public_json: string }>(
+    `SELECT sa.status, sa.public_json FROM subscription_charges c
+       JOIN subscriptions su ON su.id = c.subscription_id JOIN sales sa ON sa.id = c.sale_id
+      WHERE su.uuid = $1`,
+    [sub.body.id],
+  );
+  expect(rows.map((r) => r.status)).toEqual(['RECUSADO']);
+  expect(JSON.parse(rows[0]!.public_json)).toMatchObject({
+    refusalReason: { code: 'RISK_BLOCKED' },
+    risk: { decision: 'block', rule: rule.body.id },
+    subscriptionId: sub.body.id,
+  });
+});
