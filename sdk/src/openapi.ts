@@ -3767,9 +3767,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -3925,6 +3940,9 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
@@ -3937,6 +3955,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -4069,10 +4099,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -4084,6 +4117,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -4212,10 +4257,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -4239,6 +4287,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -4334,10 +4394,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -4361,6 +4424,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -5132,10 +5207,27 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
                             };
                         };
                     };
@@ -5256,12 +5348,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape A */
@@ -5274,6 +5369,20 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
                             };
                         };
                     };
@@ -5370,10 +5479,27 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
                             };
                         };
                     };
@@ -16444,7 +16570,22 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error */
@@ -16595,6 +16736,9 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
@@ -16607,6 +16751,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -16727,10 +16883,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -16742,6 +16901,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -16887,6 +17058,9 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
@@ -16916,6 +17090,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -27043,7 +27229,22 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
+                        };
                     };
                 };
                 /** @description Error */
@@ -27296,6 +27497,9 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
@@ -27308,6 +27512,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -27485,10 +27701,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -27500,6 +27719,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -27684,10 +27915,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
-                        };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
+                        });
                     };
                 };
                 /** @description Error shape D */
@@ -27723,6 +27957,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -27928,6 +28174,9 @@ export interface paths {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
                             };
+                        }) | (components["schemas"]["IpAccessError"] & {
+                            /** @enum {unknown} */
+                            code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
@@ -27957,6 +28206,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "RATE_LIMITED";
                         };
                     };
                 };
