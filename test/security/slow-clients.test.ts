@@ -86,11 +86,13 @@ describe('slow clients are cut off', () => {
     expect(sent).toBeLessThan(150);
   });
 
-  it("a connection that sends nothing is closed after the headers' time, unanswered", async () => {
+  it("a connection that sends nothing is closed after the headers' time", async () => {
     const held = await open(timed);
     for (let i = 0; i < 100 && !held.closed; i++) await pause(100);
     expect(held.closed).toBe(true);
-    expect(held.received).toBe('');
+    // closed unanswered by the gateway's sweep, or with a 408 by Node's own check when that runs first (seen on
+    // a loaded machine): either way the connection is not held
+    expect(held.received).toMatch(/^(|HTTP\/1\.1 408 [^]*)$/);
   });
 
   it("a server closing does not wait for a connection that has sent nothing (a browser's preconnect)", async () => {
