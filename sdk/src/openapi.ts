@@ -19147,7 +19147,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a checkout session by credit card: charges the token (captured) in the installments chosen
-         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
+         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry. A checkout session takes one card payment at a time: another while one is being decided → 409 CONFLICT.
          */
         post: {
             parameters: {
@@ -19250,6 +19250,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
                         };
                     };
                 };
@@ -20276,7 +20288,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a payment link by credit card: charges the token (captured) in the installments chosen
-         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.
+         * @description Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry. A checkout session takes one card payment at a time: another while one is being decided → 409 CONFLICT.
          */
         post: {
             parameters: {
@@ -20381,6 +20393,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "CONFLICT";
                         };
                     };
                 };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CardBrand } from '../cards/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { conflict } from '../platform/errors/app-error.js';
 import { type SaleOrigin, type SaleRow, saleFees, salesOfSessions } from '../sales/index.js';
 import { CardsUnavailable, CheckoutGone, CheckoutInputError } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
@@ -231,5 +232,15 @@ function unpaidSession(sessionId: string): (tx: Queryable) => Promise<void> {
     await lockForTransaction(tx, 'checkout-session-pay', sessionId);
     const sales = (await salesOfSessions(tx, [sessionId])).get(sessionId) ?? [];
     if (sales.some((s) => s.paid)) throw new CheckoutGone('This checkout session is already paid', 'paid');
+    // a card payment still being decided (at the acquirer, or held for a risk review) may yet be paid: a second
+    // one at the same time would pay the session twice (a PIX or boleto left open is not paid by a card's
+    // answer, and is cancelled when the session is paid)
+    // (this one, stored just before in this transaction, is among them)
+    const deciding = sales.filter(
+      (s) => s.pixKey === null && (s.status === 'PENDENTE' || s.status === 'EM_PROCESSAMENTO'),
+    );
+    if (deciding.length > 1) {
+      throw conflict('A card payment of this checkout session is being decided: wait for its answer');
+    }
   };
 }

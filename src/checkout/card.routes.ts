@@ -103,13 +103,14 @@ export function registerCardPayerRoutes(
     app.post(
       `${side.base}/card`,
       {
-        config: { errorShape: 'transaction', errors: paid },
+        // CONFLICT: a session's card payment while another of its card payments is still being decided
+        config: { errorShape: 'transaction', errors: [...paid, 'CONFLICT'] },
         ...limited,
         schema: {
           tags: ['checkout'],
           summary: `Pay ${side.what} by credit card: charges the token (captured) in the installments chosen`,
           description:
-            'Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry.',
+            'Answers 201 with the sale whether approved (PAGO) or refused (RECUSADO, with refusalCode): a refused payer may tokenize again and retry. A checkout session takes one card payment at a time: another while one is being decided → 409 CONFLICT.',
           params: side.params,
           body: side.body,
           response: { 201: CardPayment, ...paying },

@@ -261,6 +261,34 @@ describe('a checkout session paid by card', () => {
     const twice = await call('POST', `${base}/card-token`, { body: cardBody(cardEnding('1')) });
     expect(twice.status).toBe(410);
   });
+
+  it('two cards at the same moment pay it once: the other is refused (409) while the first is decided, or 410', async () => {
+    const session = await createSession(server, merchant, { methods: ['CREDIT_CARD'] });
+    const base = `${server.url}/api/public/checkout/${session.id}`;
+    const tokens = [
+      await tokenFor(base, cardEnding('1', '41')),
+      await tokenFor(base, cardEnding('4', '52')),
+      await tokenFor(base, cardEnding('0', '41')),
+    ];
+    const answers = await Promise.all(
+      tokens.map((token) =>
+        call<CardPaymentBody & { error?: string }>('POST', `${base}/card`, {
+          body: { ...PAYER, token, installments: 1 },
+        }),
+      ),
+    );
+    const paid = answers.filter((a) => a.status === 201 && a.body.status === 'PAGO');
+    expect(paid, answers.map((a) => a.text).join('\n')).toHaveLength(1);
+    for (const other of answers.filter((a) => a !== paid[0])) {
+      expect([409, 410], other.text).toContain(other.status);
+      expect(other.body.error).toBe(other.status === 409 ? 'CONFLICT' : 'GONE');
+    }
+    const [row] = await server.runtime.platform.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM sales WHERE checkout_session_id = $1`,
+      [session.id],
+    );
+    expect(row!.n).toBe(1);
+  });
 });
 
 describe('methods the gateway cannot take', () => {
