@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { validation } from '../platform/errors/app-error.js';
 import { canonicalIp } from '../platform/net/ip.js';
+import { isCpfOrCnpj } from '../platform/text/documents.js';
 import { canonicalDomain, canonicalEmail, domainAndParents } from './emails.js';
 
 export type RiskAction = 'review' | 'block';
@@ -99,9 +100,10 @@ export function normalizeRule(input: RiskRuleInput): RiskRuleInput {
   };
   list('emailDomainIn', w.emailDomainIn, ruleDomain);
   list('emailIn', w.emailIn, ruleEmail);
+  // the one CPF/CNPJ check every route applies: a document no charge could carry would never match
   list('documentIn', w.documentIn, (v) => {
     const d = v.replace(/\D/g, '');
-    return d.length === 11 || d.length === 14 ? d : null;
+    return isCpfOrCnpj(d) ? d : null;
   });
   list('binIn', w.binIn, (v) => (/^\d{6}$/.test(v.trim()) ? v.trim() : null));
   list('cardFingerprintIn', w.cardFingerprintIn, (v) =>

@@ -103,6 +103,9 @@ describe('risk rules at /api/ops/risk-rules', () => {
       [{ name: 'ip', when: { ipIn: ['not-an-ip'] }, action: 'block' }, 'ipIn'],
       [{ name: 'pix review', when: { methods: ['PIX'], amountCentsAbove: 1 }, action: 'review' }, 'card'],
       [{ name: 'doc', when: { documentIn: ['123'] }, action: 'block' }, 'documentIn'],
+      // check digits wrong: no charge could carry it, so the rule would never match (a typo in a blocklist)
+      [{ name: 'cpf', when: { documentIn: ['123.456.789-00'] }, action: 'block' }, 'documentIn'],
+      [{ name: 'cnpj', when: { documentIn: ['11222333000100'] }, action: 'block' }, 'documentIn'],
     ] as const) {
       const res = await writeRule(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
