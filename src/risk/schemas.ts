@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 
 const List = (description: string, entry: Record<string, unknown> = {}) =>
   Type.Optional(Type.Array(Type.String({ maxLength: 320, ...entry }), { maxItems: 10_000, description }));
@@ -19,7 +20,12 @@ const Conditions = Type.Object(
       ),
     ),
     amountCentsAbove: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Sales of more than this many cents' }),
+      // above the largest charge a rule matches nothing
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_CHARGE_CENTS,
+        description: 'Sales of more than this many cents',
+      }),
     ),
     emailDomainIn: List(
       "The customer's e-mail domain is one of these, or a subdomain of one (example.com; case and a trailing dot ignored)",

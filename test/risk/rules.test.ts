@@ -106,6 +106,7 @@ describe('risk rules at /api/ops/risk-rules', () => {
       // check digits wrong: no charge could carry it, so the rule would never match (a typo in a blocklist)
       [{ name: 'cpf', when: { documentIn: ['123.456.789-00'] }, action: 'block' }, 'documentIn'],
       [{ name: 'cnpj', when: { documentIn: ['11222333000100'] }, action: 'block' }, 'documentIn'],
+      [{ name: 'huge', when: { amountCentsAbove: 1e300 }, action: 'block' }, 'amountCentsAbove'],
     ] as const) {
       const res = await writeRule(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
