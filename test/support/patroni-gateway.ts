@@ -80,7 +80,8 @@ export async function startHaGateway(opts: HaOptions): Promise<HaGateway> {
       WEBHOOK_RETRY_DELAYS_MS: '200,400',
       METRICS_TOKEN: 'ha-metrics',
     };
-    const gateway = await spawnGateway(['serve'], env);
+    // its migrations commit through synchronous replication: slow on a machine with a dear flush
+    const gateway = await spawnGateway(['serve'], env, 120_000);
     stops.push(async () => {
       await gateway.stop();
     });

@@ -117,7 +117,12 @@ const childLogLevel = (env: Record<string, string>) =>
 const MAIN = path.resolve(import.meta.dirname, '../../dist/bundle/main.mjs');
 
 /** `gateway <command>` as a real child process (built dist/), e.g. to SIGKILL it or run several. */
-export async function spawnGateway(args: string[], env: Record<string, string>): Promise<ChildServer> {
+export async function spawnGateway(
+  args: string[],
+  env: Record<string, string>,
+  /** How long its start may take (its migrations included): longer against a cluster that replicates each commit. */
+  startTimeoutMs = 30_000,
+): Promise<ChildServer> {
   const child = spawn(process.execPath, [MAIN, ...args], {
     // at info at least: its start is read from its log (a server's env, passed on, says warn)
     env: {
@@ -142,7 +147,7 @@ export async function spawnGateway(args: string[], env: Record<string, string>):
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`gateway ${args.join(' ')} did not start:\n${out}`)),
-      30000,
+      startTimeoutMs,
     );
     const check = () => {
       const m = /"url":"(http:\/\/[^"]+)","msg":"gateway listening"/.exec(out);
