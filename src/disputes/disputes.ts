@@ -8,7 +8,7 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting } from '../platform/text/names.js';
-import { lockSaleForDispute, moveDisputedSale } from '../sales/index.js';
+import { lockSaleForDispute, loseDisputedPart, moveDisputedSale } from '../sales/index.js';
 import { recordNotification } from '../webhooks/index.js';
 import {
   closeDispute,
@@ -297,9 +297,11 @@ export class Disputes {
 
   /**
    * Closes a locked open dispute. Won: the sale returns to PAGO (its transition gives its net back) and the
-   * dispute's own share returns. Lost or accepted: the disputed amount goes to the acquirer or payer for good
-   * (MED: the sale becomes ESTORNADO, sale.refunded), and whatever the dispute held beyond it (a reserve the
-   * sale still held at the opening) returns to available.
+   * dispute's own share returns. Lost or accepted: the disputed amount goes to the acquirer or payer for good,
+   * and whatever the dispute held beyond it (a reserve the sale still held at the opening) returns to
+   * available. Lost for all that was left of the sale, a MED makes it ESTORNADO (sale.refunded) and a card
+   * sale stays CHARGEBACK; lost for a part of it, the sale goes back to PAGO with that part refunded
+   * (sale.refunded), so that the rest can still be refunded.
    */
   async close(tx: Queryable, dispute: DisputeRow, status: 'won' | 'lost' | 'accepted'): Promise<DisputeRow> {
     const accountId = Number(dispute.account_id);
@@ -312,7 +314,16 @@ export class Disputes {
       throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
     }
     let postings: Posting[];
-    if (status === 'won') {
+    if (status !== 'won' && amount < now.disputable) {
+      // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'
+      // blocked) and goes back to PAGO, freeing the rest; the merchant pays the fee on the part lost
+      const { netTaken } = await loseDisputedPart(tx, this.queue, Number(dispute.sale_id), amount);
+      postings = [
+        { target: { accountId, bucket: 'blocked' }, amount: -adj },
+        { target: { system: 'processor' }, amount: amount - netTaken },
+        { target: { accountId, bucket: 'available' }, amount: adj - amount + netTaken },
+      ];
+    } else if (status === 'won') {
       await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'PAGO');
       postings = adjustment(accountId, -adj);
     } else if (dispute.kind === 'med') {

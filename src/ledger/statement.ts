@@ -24,6 +24,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'sale.dispute_opened': 'Disputa aberta (valor bloqueado)',
   'sale.dispute_won': 'Disputa ganha (valor liberado)',
   'sale.dispute_lost': 'Disputa perdida',
+  'sale.dispute_released': 'Disputa perdida em parte (restante liberado)',
   'sale.refund_held': 'Estorno solicitado (valor bloqueado)',
   'sale.refund_released': 'Estorno não realizado (valor liberado)',
   'receivable.settled': 'Parcela de cartão disponível',

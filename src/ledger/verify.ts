@@ -33,7 +33,7 @@ export interface LedgerReport {
  * merchant asking, whose money had already left. A refund asked for never does: it takes from the sale's
  * installments first, then from available only as far as available goes.
  */
-const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.refunded'];
+const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.dispute_released', 'sale.refunded'];
 
 /**
  * Recipients (split payments) are checked as merchants are: their maintained balances, their receivable

@@ -1,13 +1,15 @@
+import { postEntry } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
-import { pendingAmount } from './refunds/refunds.data.js';
-import { disputeClaims, ledgerEffect, moneyOf } from './settlement/ledger-effects.js';
+import { pendingAmount, setSaleRefunds } from './refunds/refunds.data.js';
+import { shareOf } from './refunds/refunds.js';
+import { disputeClaims, ledgerEffect, moneyOf, refundEffect } from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
-import { moveSale, refusal } from './settlement/transition.js';
+import { applyMoves, moveSale, refusal } from './settlement/transition.js';
 import type { Holder } from './split.js';
 import type { SaleRow } from './types.js';
 
@@ -74,4 +76,38 @@ export async function moveDisputedSale(
     .filter((p) => !('system' in p.target) && p.target.bucket === 'available')
     .reduce((sum, p) => sum + p.amount, 0);
   return { sale: disputedSale(sale, await pendingAmount(tx, sale.id)), tookFromAvailable: -onAvailable };
+}
+
+/**
+ * Settles a dispute lost for part of what is left of the sale (decisions.md, "Disputes"): the part lost is
+ * recorded as refunded (refundedAmount grows by it, and its share of the net, as a refund of that amount would
+ * take, leaves the liable parties' blocked to the payer), then the sale goes back to PAGO, freeing what the
+ * dispute held beyond it, and tells sale.refunded. What is left of the sale can be refunded or disputed again.
+ * Returns the share of the net taken: the rest of the part lost (the fee on it) is the disputes module's to take.
+ */
+export async function loseDisputedPart(
+  tx: Queryable,
+  queue: Queue,
+  saleId: number,
+  amount: number,
+): Promise<{ netTaken: number }> {
+  const before = await lockSale(tx, saleId);
+  if (!before) throw notFound(`sale ${saleId} not found`);
+  if (!isDispute(before.status)) throw refusal(before.status, 'PAGO');
+  const left = moneyOf(before).amount - before.refunded_amount - (await pendingAmount(tx, before.id));
+  if (amount < 1 || amount >= left) throw new Error(`a part lost of ${amount} of ${left} left is no part`);
+  const netTaken = shareOf(before, amount, left);
+  const money = moneyOf(before);
+  const after = { ...money, refundedNet: money.refundedNet + netTaken };
+  const effect = refundEffect('sale.dispute_lost', money, after, before.status);
+  if (effect) {
+    await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: saleId, postings: effect.postings });
+  }
+  const recorded = await setSaleRefunds(tx, saleId, {
+    refundedAmount: before.refunded_amount + amount,
+    refundedNet: after.refundedNet,
+    pendingNet: before.refund_pending_net,
+  });
+  await applyMoves(tx, queue, [{ before: recorded, to: 'PAGO', lostInPart: true }]);
+  return { netTaken };
 }

@@ -37,7 +37,7 @@ export {
   setSaleSubscription,
   unclaimedPaidSaleOfRecurrence,
 } from './data.js';
-export { lockSaleForDispute, moveDisputedSale } from './disputed.js';
+export { lockSaleForDispute, loseDisputedPart, moveDisputedSale } from './disputed.js';
 export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl, parseDate } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';

@@ -4,7 +4,7 @@ import { EFI_MED } from '../../src/disputes/source.js';
 import { postEntry } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { eventsOf, moveTo } from '../sales/fixtures.js';
-import { createMerchant } from '../support/factories.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { balanceOf, decide, disputeMerchant, openDispute, paidSale } from './fixtures.js';
@@ -28,6 +28,17 @@ async function disputeEvents(id: string) {
 
 async function saleEvents(saleId: number) {
   return (await eventsOf(server, 'sale', saleId)).map((e) => e.event_type);
+}
+
+function refundSale(m: TestMerchant, uuid: string, amountCents?: number) {
+  return call<{ status: string; refundedAmount: number }>(
+    'POST',
+    `${server.url}/api/transactions/${uuid}/refund`,
+    {
+      headers: m.keys,
+      ...(amountCents === undefined ? {} : { body: { amountCents } }),
+    },
+  );
 }
 
 async function expectLedgerClean() {
@@ -223,22 +234,96 @@ describe('the outcome', () => {
     await expectLedgerClean();
   });
 
-  it('chargeback lost: the sale stays CHARGEBACK, the amount goes to the acquirer; partial and reserve both settle', async () => {
+  it('chargeback lost: the sale stays CHARGEBACK, the amount goes to the acquirer, the reserve settles', async () => {
     const m = await disputeMerchant(server, { reserve: 100000 }); // 10% reserve held in blocked
     const sale = await paidSale(server, m, 20000, 'CREDIT_CARD');
     // net 19400: a reserve of 2000 (10% of the amount) in blocked, 17400 in available
     expect(await balanceOf(server, m)).toMatchObject({ available: 17400, blocked: 2000 });
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'chargeback' })).body;
+    // the sale's whole net and the reserve it held, and the fee on the disputed amount
+    expect(await balanceOf(server, m)).toMatchObject({ available: -2600, blocked: 22000 });
+    const lost = await decide(server, m, opened.id, 'lost');
+    expect(lost.body.status).toBe('lost');
+    // 20000 gone for good, the fee included; the reserve is back
+    expect(await balanceOf(server, m)).toMatchObject({ available: -600, blocked: 0 });
+    const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: m.keys,
+    });
+    expect(lookup.body.status).toBe('CHARGEBACK');
+    expect(await saleEvents(sale.id)).toEqual(['sale.paid', 'sale.chargeback']);
+    await expectLedgerClean();
+  });
+
+  it('a chargeback lost in part: the sale is PAGO again with that part refunded, the reserve settles, the rest can be refunded', async () => {
+    const m = await disputeMerchant(server, { reserve: 100000 });
+    const sale = await paidSale(server, m, 20000, 'CREDIT_CARD');
     const opened = (await openDispute(server, m, sale.uuid, { kind: 'chargeback', amountCents: 5000 })).body;
     expect(await balanceOf(server, m)).toMatchObject({ available: 12400, blocked: 7000 });
     const lost = await decide(server, m, opened.id, 'lost');
     expect(lost.body.status).toBe('lost');
     // 5000 gone for good; the reserve is back with the rest
     expect(await balanceOf(server, m)).toMatchObject({ available: 14400, blocked: 0 });
-    const lookup = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
-      headers: m.keys,
+    const lookup = await call<{ status: string; refundedAmount: number }>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}`,
+      { headers: m.keys },
+    );
+    expect(lookup.body).toMatchObject({ status: 'PAGO', refundedAmount: 5000 });
+    expect(await saleEvents(sale.id)).toEqual(['sale.paid', 'sale.chargeback', 'sale.refunded']);
+    await expectLedgerClean();
+    // the rest of it (15000, whose share of the net is 14550) is the merchant's to refund; the fee on the part
+    // lost (150) is the merchant's, so the balance must cover 150 more than the sale left in it
+    const short = await refundSale(m, sale.uuid);
+    expect(short.status, short.text).toBe(422);
+    await paidSale(server, m, 1000); // 970: 870 available, its reserve of 100 blocked
+    const rest = await refundSale(m, sale.uuid);
+    expect(rest.status, rest.text).toBe(202);
+    expect(rest.body).toMatchObject({ status: 'ESTORNADO', refundedAmount: 20000 });
+    expect(await balanceOf(server, m)).toMatchObject({ available: 14400 + 870 - 14550, blocked: 100 });
+    await expectLedgerClean();
+  });
+
+  it('a MED lost in part: the devolução of that part, the sale PAGO again with it refunded (sale.refunded); the rest is refundable', async () => {
+    const m = await disputeMerchant(server);
+    const sale = await paidSale(server, m, 10000);
+    const opened = (await openDispute(server, m, sale.uuid, { kind: 'med', amountCents: 4000 })).body;
+    expect(await balanceOf(server, m)).toMatchObject({ available: 5700, blocked: 4000 });
+    const lost = await decide(server, m, opened.id, 'lost');
+    expect(lost.body).toMatchObject({ status: 'lost', closedAt: expect.any(String) });
+    // 4000 went back to the payer, all of it the merchant's (the fee on it is not given back)
+    expect(await balanceOf(server, m)).toMatchObject({ available: 5700, blocked: 0 });
+    const lookup = await call<{ status: string; refundedAmount: number }>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}`,
+      { headers: m.keys },
+    );
+    expect(lookup.body).toMatchObject({ status: 'PAGO', refundedAmount: 4000 });
+    const events = await eventsOf(server, 'sale', sale.id);
+    expect(events.map((e) => e.event_type)).toEqual([
+      'sale.pending',
+      'sale.paid',
+      'sale.chargeback',
+      'sale.refunded',
+    ]);
+    expect(JSON.parse(events[3]!.webhook_body)).toMatchObject({
+      status: 'PAGO',
+      refundedAmount: '4000',
+      refund: null,
     });
-    expect(lookup.body.status).toBe('CHARGEBACK');
-    expect(await saleEvents(sale.id)).toEqual(['sale.paid', 'sale.chargeback']);
+    await expectLedgerClean();
+
+    // a second MED can take at most what is left; a refund of more than what is left is refused
+    const tooMuch = await openDispute(server, m, sale.uuid, { kind: 'med', amountCents: 6001 });
+    expect(tooMuch.status).toBe(400);
+    const over = await refundSale(m, sale.uuid, 6001);
+    expect(over.status).toBe(422);
+    // the rest: 6000, whose share of the net is 5820 (9700 less the 3880 the part lost took); the fee on the part
+    // lost (120) is what the merchant still owes, the fee on the rest is given back
+    await paidSale(server, m, 1000); // 970 to cover it
+    const rest = await refundSale(m, sale.uuid, 6000);
+    expect(rest.status, rest.text).toBe(202);
+    expect(rest.body).toMatchObject({ status: 'ESTORNADO', refundedAmount: 10000 });
+    expect(await balanceOf(server, m)).toMatchObject({ available: 5700 + 970 - 5820, blocked: 0 });
     await expectLedgerClean();
   });
 

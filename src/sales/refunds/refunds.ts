@@ -143,7 +143,7 @@ async function leftToRefund(tx: Queryable, sale: SaleRow): Promise<number> {
  * 10 cents would, and the refund that takes all that is left takes all the net that is left, so the shares add
  * up to the net and the fees given back to the fee, exactly.
  */
-function shareOf(sale: SaleRow, amount: number, left: number): number {
+export function shareOf(sale: SaleRow, amount: number, left: number): number {
   const taken = sale.refunded_net + sale.refund_pending_net;
   const netLeft = sale.net_amount - taken;
   if (amount === left) return netLeft;

@@ -198,7 +198,7 @@ export function reserveRelease(sale: SaleMoney, status: SaleStatus): LedgerEffec
  * PAGO): the difference between the placements. Null when nothing moves.
  */
 export function refundEffect(
-  kind: 'sale.refund_held' | 'sale.refund_released' | 'sale.refunded',
+  kind: 'sale.refund_held' | 'sale.refund_released' | 'sale.refunded' | 'sale.dispute_lost',
   before: SaleMoney,
   after: SaleMoney,
   status: SaleStatus,

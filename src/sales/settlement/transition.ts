@@ -51,6 +51,11 @@ export interface Move {
   to: SaleStatus;
   /** A move to ESTORNADO made by this refund (its last): its sale.refunded body tells it. */
   refund?: RefundView;
+  /**
+   * A move out of a dispute lost in part (disputed.ts, loseDisputedPart): back to PAGO, it tells sale.refunded
+   * (the part lost went back to the payer) and its entry frees what the dispute held beyond that part.
+   */
+  lostInPart?: boolean;
 }
 
 /**
@@ -66,14 +71,20 @@ export async function applyMoves(
   atCommit?: (statement: string) => void,
 ): Promise<SaleRow[]> {
   if (moves.length === 0) return [];
-  const effects = moves.map(({ before, to }) => ledgerEffect(moneyOf(before), before.status, to));
+  const effects = moves.map(({ before, to, lostInPart }) => {
+    const effect = ledgerEffect(moneyOf(before), before.status, to);
+    return effect && lostInPart ? { ...effect, kind: 'sale.dispute_released' } : effect;
+  });
   const updates = moves.map(({ before, to }, i) => ({
     before,
     status: to,
     reserveHeld: effects[i]?.reserveHeld ?? before.reserve_held,
   }));
   // the bodies tell the sale as the move stores it (movedSale: status, paid and refunded amounts)
-  const facts = moves.flatMap(({ before, to, refund }) => saleFact(movedSale(before, to), refund) ?? []);
+  const facts = moves.flatMap(
+    ({ before, to, refund, lostInPart }) =>
+      saleFact(movedSale(before, to), refund, lostInPart ? 'sale.refunded' : undefined) ?? [],
+  );
   const entries = effects.flatMap((effect, i): JournalEntry[] =>
     effect
       ? [{ kind: effect.kind, refType: 'sale', refId: moves[i]!.before.id, postings: effect.postings }]
@@ -131,9 +142,10 @@ const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
 /**
  * The fact of a sale's status, both bodies built from `sale` as stored. A sale.refunded carries `refund`: the
  * refund that made it ESTORNADO, or null when none did (a dispute lost, a move by the processor's report).
+ * `instead` replaces the status's event (a sale back in PAGO from a dispute lost in part tells sale.refunded).
  */
-function saleFact(sale: SaleRow, refund?: RefundView): NotificationFact | null {
-  const event = eventFor(sale.status);
+function saleFact(sale: SaleRow, refund?: RefundView, instead?: 'sale.refunded'): NotificationFact | null {
+  const event = instead ?? eventFor(sale.status);
   if (!event) return null;
   if (sale.status === 'PENDENTE' && !AWAITS_PAYMENT_CODE.has(sale.payment_method)) return null;
   const told = event === 'sale.refunded' ? { refund: refund ?? null } : {};

@@ -1,5 +1,6 @@
 /**
- * Random split card and PIX sales, partial and full refunds, anticipations and disputes, all through the API:
+ * Random split card and PIX sales, partial and full refunds, anticipations and disputes (of a part or all that is
+ * left, won or lost), all through the API:
  * every party's balance stays equal to its postings (`ledger verify`), no party's available balance goes below
  * zero but by a dispute, and every refund's allocation adds up (its parts and the fee it gave back are its
  * amount; each part's receivable and available sources are the part).
@@ -35,7 +36,7 @@ type Op =
   | { t: 'card'; amount: number; installments: number; split: Rule[] }
   | { t: 'pix'; amount: number; split: Rule[] }
   | { t: 'refund'; pick: number; cents: number | null }
-  | { t: 'dispute'; pick: number; outcome: 'won' | 'lost' }
+  | { t: 'dispute'; pick: number; outcome: 'won' | 'lost'; cents: number | null }
   | { t: 'anticipate'; amount: number };
 
 const rules = fc.array(
@@ -64,6 +65,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     t: fc.constant('dispute' as const),
     pick: fc.nat(),
     outcome: fc.constantFrom('won' as const, 'lost' as const),
+    // a part of the sale (lost, the sale is PAGO again with that part refunded) or all that is left
+    cents: fc.option(fc.integer({ min: 1, max: 8_000 }), { nil: null }),
   }),
   fc.record({ t: fc.constant('anticipate' as const), amount: fc.integer({ min: 1, max: 40_000 }) }),
 );
@@ -144,8 +147,12 @@ async function run(m: TestMerchant, recipients: string[], ops: Op[]): Promise<vo
       case 'dispute': {
         const s = sales[o.pick % Math.max(1, sales.length)];
         if (!s) break;
-        const opened = await openDispute(server, m, s.uuid, { kind: s.card ? 'chargeback' : 'med' });
-        expect([201, 409, 422], opened.text).toContain(opened.status);
+        const opened = await openDispute(server, m, s.uuid, {
+          kind: s.card ? 'chargeback' : 'med',
+          ...(o.cents === null ? {} : { amountCents: o.cents }),
+        });
+        // 400: more than the sale has left
+        expect([201, 400, 409, 422], opened.text).toContain(opened.status);
         if (opened.status === 201) {
           expect((await decide(server, m, opened.body.id, o.outcome)).status).toBe(200);
         }
