@@ -24,6 +24,7 @@ import { expireRiskReview } from './risk/index.js';
 import {
   CALLBACK_CLEANUP_EVERY_MS,
   CHARGE_EXPIRY_EVERY_MS,
+  cancelSessionCharges,
   deleteExpiredSaleKeys,
   deleteStaleCallbacks,
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
@@ -110,6 +111,12 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
     platform,
     pspClient && bcb ? { client: pspClient, processor: bcb } : null,
   );
+  // a paid checkout session's other charges awaiting payment, cancelled at the PSP and here
+  await platform.queue.work('sales.cancel-session-charges', { batchSize: 1 }, async (jobs) => {
+    for (const job of jobs) {
+      await cancelSessionCharges(db, platform.queue, charging.pixProcessor, job.data.saleId);
+    }
+  });
   // a card refund whose answer was lost is asked about at the acquirer before it is given up
   const refunders = new Map([[charging.cardRefunds.name, charging.cardRefunds]]);
   const stopForgottenHolds = startPeriodic(

@@ -143,6 +143,21 @@ export async function pendingChargesOf(q: Queryable, accountId: number, limit: n
   return rows.map((r) => Number(r.id));
 }
 
+/** The other charges awaiting payment of the checkout session of sale `saleId` (none when it has no session). */
+export async function otherSessionCharges(
+  q: Queryable,
+  saleId: number,
+): Promise<{ id: number; accountId: number }[]> {
+  const rows = await q.query<{ id: string; account_id: string }>(
+    `SELECT o.id, o.account_id FROM sales s JOIN sales o ON o.checkout_session_id = s.checkout_session_id
+      WHERE s.id = $1 AND o.id <> s.id AND o.status = 'PENDENTE'
+        AND o.payment_method IN ('PIX', 'BOLETO', 'PIX_AUTOMATICO')
+      ORDER BY o.id`,
+    [saleId],
+  );
+  return rows.map((r) => ({ id: Number(r.id), accountId: Number(r.account_id) }));
+}
+
 export async function deleteExpiredSaleKeys(q: Queryable): Promise<number> {
   const rows = await q.query('DELETE FROM sale_idempotency WHERE expires_at < now() RETURNING 1');
   return rows.length;

@@ -17,6 +17,7 @@ import {
   findSaleRow,
   lockExpiredCharges,
   lockPendingCharge,
+  otherSessionCharges,
   pendingChargesOf,
   releaseSaleKey,
 } from './charges.data.js';
@@ -403,4 +404,32 @@ export async function cancelOpenChargesOf(
       }
     }
   }
+}
+
+/**
+ * A checkout session takes one payment: once a sale of it is paid, the session's other charges still awaiting
+ * payment (a PIX or a boleto the payer opened before paying another way) are cancelled as their merchant would
+ * cancel them, removed at the PSP first. One the PSP finds paid meanwhile is credited instead, a second payment
+ * the merchant refunds. A PSP that fails throws, so that the job tries again later. Returns how many were
+ * cancelled.
+ */
+export async function cancelSessionCharges(
+  db: Db,
+  queue: Queue,
+  processor: PixChargeProcessor | null,
+  paidSaleId: number,
+): Promise<number> {
+  let cancelled = 0;
+  let failure: unknown = null;
+  for (const other of await otherSessionCharges(db, paidSaleId)) {
+    try {
+      await cancelCharge(db, queue, processor, other.accountId, { kind: 'numeric', id: other.id });
+      cancelled++;
+    } catch (err) {
+      // paid or ended meanwhile: nothing to cancel
+      if (!(err instanceof AppError && err.code === 'INVALID_STATUS')) failure = err;
+    }
+  }
+  if (failure) throw failure;
+  return cancelled;
 }

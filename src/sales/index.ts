@@ -15,6 +15,7 @@ export {
   cancelCharge,
   cancelExpiredCharges,
   cancelOpenChargesOf,
+  cancelSessionCharges,
   chargeWrites,
   createKeyedSale,
   createPixSale,

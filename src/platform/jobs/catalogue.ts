@@ -15,6 +15,8 @@ export interface JobPayloads {
   'disputes.defend': { disputeId: number };
   /** A card acquirer's chargeback notice whose read-back failed: the payment to read back again. */
   'disputes.card-notice': { paymentId: string };
+  /** A checkout session's sale was paid: the session's other charges still awaiting payment to cancel. */
+  'sales.cancel-session-charges': { saleId: number };
 }
 
 export type JobName = keyof JobPayloads;
@@ -61,6 +63,14 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     retryBackoff: true,
     retryDelayMaxSeconds: 600,
     expireInSeconds: 60,
+  },
+  // the PSP down is waited for; a charge it could not remove meanwhile is still refused by the paid session's pages
+  'sales.cancel-session-charges': {
+    retryLimit: 20,
+    retryDelaySeconds: 10,
+    retryBackoff: true,
+    retryDelayMaxSeconds: 600,
+    expireInSeconds: 120,
   },
   // the acquirer sends a notice answered 200 only once: its read-back is retried here until the acquirer answers
   'disputes.card-notice': {

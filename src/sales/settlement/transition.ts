@@ -96,6 +96,10 @@ export async function applyMoves(
     const sale = sales[i]!;
     if (to === 'PAGO' && isOpen(before.status)) {
       if (sale.reserve_held) await scheduleReserveRelease(tx, queue, sale.id);
+      // a checkout session takes one payment: its other charges awaiting payment are cancelled (charges.ts)
+      if (sale.checkout_session_id !== null) {
+        await queue.send(tx, 'sales.cancel-session-charges', { saleId: sale.id });
+      }
       await onCartSalePaid(tx, sale);
       if (moneyOf(sale).receivable) {
         // each party's installments: what the sale.paid entry put in its receivable bucket
