@@ -275,6 +275,7 @@ function cataloguedError(
   declared: Record<string, unknown> | undefined,
   codes: ErrorCode[],
   routeShape: ErrorShape,
+  url: string,
 ): Record<string, unknown> {
   const families = new Map<string, Record<string, unknown>>();
   const members = declared
@@ -306,7 +307,8 @@ function cataloguedError(
     // an example of every code, in the family's body
     const shape = SHAPE_OF_MEMBER[family] ?? 'envelope';
     for (const code of familyCodes) {
-      const error = new HttpError(code, ERROR_MEANINGS[code].example, SHAPE_OF_MEMBER[family]);
+      const example = code === 'NOT_FOUND' ? notFoundExample(url) : ERROR_MEANINGS[code].example;
+      const error = new HttpError(code, example, SHAPE_OF_MEMBER[family]);
       examples[code in examples ? `${code} (${family.slice(-1)})` : code] = {
         value: renderError(error, shape),
       };
@@ -319,6 +321,36 @@ function cataloguedError(
       'application/json': { schema: schemas.length === 1 ? schemas[0]! : { anyOf: schemas }, examples },
     },
   };
+}
+
+/** What the collections of the paths hold, where it is not the collection's name made singular. */
+const NOUN_OF_COLLECTION: Record<string, string> = {
+  transactions: 'Sale',
+  cashout: 'Withdrawal',
+  cashouts: 'Withdrawal',
+  checkout: 'Checkout session',
+  sessions: 'Checkout session',
+  pay: 'Payment link',
+  billing: 'Billing page',
+};
+
+/**
+ * A NOT_FOUND example naming what the route looks for: the collection before its first path parameter
+ * (`/api/subscriptions/{id}` → "Subscription not found"), or the route itself when it has none.
+ */
+export function notFoundExample(url: string): string {
+  const parts = url.split('/');
+  const at = parts.findIndex((p) => p.startsWith(':') || p.startsWith('{'));
+  const collection = at > 0 ? parts[at - 1]! : '';
+  if (collection === '') return 'Not found';
+  const noun =
+    NOUN_OF_COLLECTION[collection] ??
+    collection
+      .replace(/-/g, ' ')
+      .replace(/ies$/, 'y')
+      .replace(/s$/, '')
+      .replace(/^./, (c) => c.toUpperCase());
+  return `${noun} not found`;
 }
 
 const BODY_OF_FAMILY: Record<string, unknown> = {
@@ -345,7 +377,7 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
     if (Number(status) >= 400 && !catalogue.has(Number(status))) delete responses[status];
   }
   for (const [status, codes] of catalogue) {
-    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape);
+    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape, url);
   }
   if (Object.keys(responses).length > 0) out.response = responses;
   return out;

@@ -82,6 +82,13 @@ describe('GET /openapi.json', () => {
     expect(examples('422')).toContain('"errorType":"INSUFFICIENT_BALANCE"'); // shape C
     expect(examples('403')).toContain('"errorType":"API_WITHDRAWAL_DISABLED_GLOBALLY"');
     expect(examples('403')).toContain('"code":"IP_NOT_ALLOWED"'); // shape B
+    // a NOT_FOUND example names what its route looks for
+    const notFound = (path: string, method: 'get' | 'post') =>
+      JSON.stringify(doc.paths[path]![method]!.responses['404']!.content);
+    expect(notFound('/api/subscriptions/{id}', 'get')).toContain('Subscription not found');
+    expect(notFound('/api/public/cashout/{id}', 'get')).toContain('Withdrawal not found');
+    expect(notFound('/api/transactions/{id}', 'get')).toContain('Sale not found');
+    expect(notFound('/api/disputes/{id}', 'get')).toContain('Dispute not found');
   });
 
   it('names its schemas (Balance, Withdrawal, Sale, Event, each error shape) and refers to them', () => {
