@@ -184,16 +184,20 @@ export function wrap(text: string, font: PDFFont, size: number, width: number): 
 /** What a boleto PDF rendered with the sandbox on carries across its page (decisions.md, Sandbox). */
 export const TEST_MODE_MARK = 'SEM VALOR — MODO DE TESTE';
 
+/** What the PDF of a cancelled boleto carries across its page, above its middle: it must not be paid. */
+export const CANCELLED_MARK = 'CANCELADO — NÃO PAGUE';
+
 /**
- * TEST_MODE_MARK across the page from margin to margin, at its middle, large and translucent over everything drawn
- * before it (level, so that it reads back as text, as the page's other words do).
+ * A mark across the page from margin to margin, centred on `middle`, large and translucent over everything drawn
+ * before it (level, so that it reads back as text, as the page's other words do): TEST_MODE_MARK at the page's
+ * middle, CANCELLED_MARK above it.
  */
-function drawTestModeMark(page: PDFPage, font: PDFFont): void {
+function drawMark(page: PDFPage, font: PDFFont, mark: string, middle: number): void {
   const width = A4.width - 2 * MARGIN;
-  const size = Math.floor((width * 10) / drawnWidth(TEST_MODE_MARK, font, 10));
-  page.drawText(TEST_MODE_MARK, {
-    x: MARGIN + (width - drawnWidth(TEST_MODE_MARK, font, size)) / 2,
-    y: A4.height / 2 - size * 0.35,
+  const size = Math.floor((width * 10) / drawnWidth(mark, font, 10));
+  page.drawText(mark, {
+    x: MARGIN + (width - drawnWidth(mark, font, size)) / 2,
+    y: middle - size * 0.35,
     size,
     font,
     color: rgb(0.8, 0, 0),
@@ -204,13 +208,15 @@ function drawTestModeMark(page: PDFPage, font: PDFFont): void {
 /**
  * The boleto híbrido as an A4 PDF: beneficiary, payer, due date, amount, instructions, the linha digitável, the
  * ITF barcode of the 44 digits (FEBRABAN: about 103 × 13 mm), and the Pix QR code with its copy-and-paste;
- * in test mode, "SEM VALOR — MODO DE TESTE" across the page.
+ * in test mode, "SEM VALOR — MODO DE TESTE" across the page, and cancelled, "CANCELADO — NÃO PAGUE".
  */
 export async function renderBoletoPdf(
   b: BoletoRow,
   settings: BoletoSettings,
   /** SANDBOX on: the page carries TEST_MODE_MARK, so a test boleto is never taken for one with value. */
   testMode = false,
+  /** Its sale CANCELADO: the page carries CANCELLED_MARK, so that nobody pays it. */
+  cancelled = false,
 ): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   pdf.setTitle(`Boleto ${b.nosso_numero}`);
@@ -306,7 +312,8 @@ export async function renderBoletoPdf(
   text(page, line, MARGIN, 12, bold);
   y -= 10;
   drawItf(rects, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
-  if (testMode) drawTestModeMark(page, bold);
+  if (testMode) drawMark(page, bold, TEST_MODE_MARK, A4.height / 2);
+  if (cancelled) drawMark(page, bold, CANCELLED_MARK, (A4.height * 3) / 4);
   compressContents(pdf, page, rects.content());
   // without object streams, which pdf-lib would compress with pako too (a page's few objects gain nothing by them)
   return pdf.save({ useObjectStreams: false });

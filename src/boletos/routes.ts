@@ -61,7 +61,7 @@ export async function boletoRoutes(
       const sale = ownedSale(await findSaleRow(deps.db, id), merchantOf(request).accountId);
       const boleto = await boletoOfSale(deps.db, sale.id);
       if (!boleto) throw notFound('This sale has no boleto');
-      const pdf = await pdfs.pdf(boleto);
+      const pdf = await pdfs.pdf(boleto, sale.status === 'CANCELADO');
       return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
     },
   );
@@ -86,7 +86,8 @@ export async function boletoRoutes(
       const m = /^([A-Za-z0-9_-]{32})\.pdf$/.exec(request.params.file);
       const boleto = m ? await boletoByTokenHash(deps.db, tokenHash(m[1]!)) : null;
       if (!boleto) throw notFound('Boleto not found');
-      const pdf = await pdfs.pdf(boleto);
+      const sale = await findSaleRow(deps.db, { kind: 'numeric', id: boleto.sale_id });
+      const pdf = await pdfs.pdf(boleto, sale?.status === 'CANCELADO');
       return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
     },
   );

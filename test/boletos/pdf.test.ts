@@ -151,4 +151,26 @@ describe('the boleto PDF', () => {
     expect(plainText).toContain('Linha digitável');
     expect(plainText).not.toContain('MODO DE TESTE');
   });
+
+  it('says it must not be paid once its sale is cancelled, through both doors', async () => {
+    const sale = await issue();
+    const url = sale.boleto.pdfUrl.replace(/^http:\/\/localhost:\d+/, server.url);
+    const textOf = (bytes: Buffer) =>
+      execFileSync('pdftotext', ['-', '-'], { input: bytes, encoding: 'utf8' });
+    // fetched (and cached) while payable: no mark
+    expect(textOf((await fetchPdf(url)).bytes)).not.toContain('CANCELADO');
+    const cancelled = await call('POST', `${server.url}/api/transactions/${sale.id}/cancel`, {
+      headers: merchant.keys,
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    for (const pdf of [
+      await fetchPdf(url),
+      await fetchPdf(`${server.url}/api/transactions/${sale.id}/boleto.pdf`, merchant.keys),
+    ]) {
+      expect(pdf.status).toBe(200);
+      const text = textOf(pdf.bytes);
+      expect(text).toContain('CANCELADO — NÃO PAGUE');
+      expect(text).toContain('Linha digitável');
+    }
+  });
 });
