@@ -2,6 +2,7 @@ import type { Queryable } from '../platform/db/db.js';
 import { isUniqueViolation } from '../platform/db/db.js';
 import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
 import { formatPercentE4, parsePercentE4 } from '../platform/money/money.js';
+import { nameProblem } from '../platform/text/names.js';
 
 /** A fee plan as the contract shows it (decisions.md, "Fee plans"): percent values as decimal strings. */
 export interface FeePlanView {
@@ -80,8 +81,10 @@ function cents(value: number | undefined, field: string): number | undefined {
 
 function planName(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
+  // shown to the merchants on the plan (their panel, their e-mails): a name as any other printed to people
   const name = value.trim();
-  if (name.length < 1 || name.length > 100) throw validation('name must be 1 to 100 characters');
+  const problem = nameProblem(name, { maxLength: 100 });
+  if (problem) throw validation(`name ${problem}`);
   return name;
 }
 

@@ -71,6 +71,10 @@ describe('fee plans in the console', () => {
       { ...planBody(unique('x')), creditPercent: { '1': '3' } },
       { name: 'only a name' },
       'not an object',
+      // shown to merchants: a name as any other printed to people
+      planBody('Plano em https://promo.example.com'),
+      planBody('Plano\nnovo'),
+      planBody('   '),
     ];
     for (const body of bad) {
       const res = await call<{ success: boolean; error: { code: string } }>(
