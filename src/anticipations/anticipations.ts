@@ -161,6 +161,7 @@ export class Anticipations {
       monthlyPercentE4: rate,
       grossCents: quote.grossCents,
       feeCents: quote.feeCents,
+      receivables: quote.receivables,
       key,
       hash,
     });
@@ -186,10 +187,9 @@ export class Anticipations {
   }
 
   async viewsOf(q: Queryable, rows: AnticipationRow[]): Promise<AnticipationView[]> {
-    const installments = await installmentsOf(
-      q,
-      rows.map((r) => Number(r.id)),
-    );
+    // the installments held, read only for anticipations made before their receivables were kept
+    const older = rows.filter((r) => r.receivables === null).map((r) => Number(r.id));
+    const installments = older.length > 0 ? await installmentsOf(q, older) : new Map();
     return rows.map((r) => ({
       id: r.uuid,
       status: r.status,
@@ -197,7 +197,8 @@ export class Anticipations {
       feeCents: Number(r.fee_cents),
       netCents: Number(r.net_cents),
       monthlyPercent: formatPercentE4(Number(r.monthly_percent_e4)),
-      receivables: installments.get(Number(r.id)) ?? [],
+      // as asked for (a rejected one's installments went back); older rows: the installments they hold
+      receivables: r.receivables ?? installments.get(Number(r.id)) ?? [],
       reason: r.reason,
       createdAt: r.created_at.toISOString(),
       decidedAt: r.decided_at?.toISOString() ?? null,

@@ -19,6 +19,8 @@ export interface AnticipationRow {
   created_at: Date;
   decided_at: Date | null;
   paid_at: Date | null;
+  /** The receivables asked for, by date; null for anticipations made before they were kept. */
+  receivables: { date: string; amountCents: number }[] | null;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function insertAnticipation(
     monthlyPercentE4: number;
     grossCents: number;
     feeCents: number;
+    receivables: { date: string; amountCents: number }[];
     key: string | null;
     hash: string | null;
   },
@@ -48,8 +51,8 @@ export async function insertAnticipation(
   return rowOrNull<AnticipationRow>(
     tx,
     `INSERT INTO anticipations (uuid, account_id, status, request, monthly_percent_e4, gross_cents, fee_cents,
-                                net_cents, idempotency_key, request_hash)
-     VALUES ($1, $2, 'requested', $3::jsonb, $4, $5, $6, $5::bigint - $6::bigint, $7, $8)
+                                net_cents, idempotency_key, request_hash, receivables)
+     VALUES ($1, $2, 'requested', $3::jsonb, $4, $5, $6, $5::bigint - $6::bigint, $7, $8, $9::jsonb)
      ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING *`,
     [
@@ -61,6 +64,7 @@ export async function insertAnticipation(
       a.feeCents,
       a.key,
       a.hash,
+      JSON.stringify(a.receivables),
     ],
   );
 }

@@ -1,18 +1,15 @@
 import { Type } from 'typebox';
-import {
-  Anticipation,
-  AnticipationPage,
-  type Anticipations,
-  listAnticipations,
-} from '../anticipations/index.js';
+import { Anticipation, type Anticipations, listAnticipations } from '../anticipations/index.js';
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
+import { ListPage } from '../platform/http/common-schemas.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
 import { ReasonBody } from './schemas.js';
+import { withAccountNames } from './views.js';
 
 const A = { errorShape: 'envelope' as const };
 const errors = {
@@ -20,6 +17,13 @@ const errors = {
 };
 const STATUSES = ['requested', 'approved', 'rejected', 'paid'] as const;
 const UuidParam = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** Each anticipation with whose it is, as the console's other lists. */
+export const OpsAnticipation = Type.Object({
+  ...Anticipation.properties,
+  accountId: Type.Integer(),
+  accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
+});
+const OpsAnticipationPage = ListPage(OpsAnticipation);
 
 /** Anticipations waiting for a finance operator (ANTICIPATION_AUTO_APPROVE off), and the decision on each. */
 export async function consoleAnticipationRoutes(
@@ -40,7 +44,7 @@ export async function consoleAnticipationRoutes(
           cursor: Type.Optional(Type.String()),
           limit: Type.Optional(Type.String()),
         }),
-        response: { 200: AnticipationPage, ...errors },
+        response: { 200: OpsAnticipationPage, ...errors },
       },
     },
     async (request) => {
@@ -59,7 +63,12 @@ export async function consoleAnticipationRoutes(
         rows.map((r) => ({ ...r, id: Number(r.id) })),
         limit,
       );
-      return { data: await deps.anticipations.viewsOf(deps.db, page.rows), nextCursor: page.nextCursor };
+      const views = await deps.anticipations.viewsOf(deps.db, page.rows);
+      const data = await withAccountNames(
+        deps.db,
+        views.map((v, i) => ({ ...v, accountId: Number(page.rows[i]!.account_id) })),
+      );
+      return { data, nextCursor: page.nextCursor };
     },
   );
 

@@ -17,6 +17,7 @@ interface View {
   feeCents: number;
   netCents: number;
   reason: string | null;
+  receivables: { date: string; amountCents: number }[];
 }
 
 beforeAll(async () => {
@@ -64,6 +65,11 @@ describe('anticipation decided by a finance operator', () => {
       },
     );
     expect(queue.body.data.map((a) => a.id)).toContain(requested.body.id);
+    // whose it is, as the console's other lists
+    expect(queue.body.data.find((a) => a.id === requested.body.id)).toMatchObject({
+      accountId: m.accountId,
+      accountName: expect.any(String),
+    });
     expect((await decide(support, requested.body.id, 'approve')).status).toBe(403);
 
     const approved = await decide(finance, requested.body.id, 'approve');
@@ -121,6 +127,19 @@ describe('anticipation decided by a finance operator', () => {
     expect(rejected.status, rejected.text).toBe(200);
     expect(rejected.body).toMatchObject({ status: 'rejected', reason: 'limite do mês' });
     expect(await eventTypes(requested.body.id)).toEqual(['anticipation.rejected']);
+    // it still tells what it asked for, by every door, as its event does
+    expect(requested.body.receivables).toEqual([{ date: expect.any(String), amountCents: 10000 }]);
+    expect(rejected.body.receivables).toEqual(requested.body.receivables);
+    const list = await call<{ data: View[] }>('GET', `${server.url}/api/anticipations`, { headers: m.keys });
+    expect(list.body.data.find((a) => a.id === requested.body.id)?.receivables).toEqual(
+      requested.body.receivables,
+    );
+    const [event] = await db().query<{ webhook_body: string }>(
+      `SELECT webhook_body FROM notification_events WHERE subject_type = 'anticipation' AND event_type = 'anticipation.rejected'
+        AND webhook_body::jsonb->>'id' = $1`,
+      [requested.body.id],
+    );
+    expect(JSON.parse(event!.webhook_body).receivables).toEqual(requested.body.receivables);
     const again = await call('POST', `${server.url}/api/anticipations/simulate`, {
       headers: m.keys,
       body: { amountCents: 10000 },
