@@ -25,6 +25,9 @@ export interface StreamRow extends EventRow, StreamPosition {
   account_id: number;
 }
 
+// Stream order is (txid, id) with txid the xid8 column. The rows carry it as text (`txid::text AS txid`), and an
+// unqualified ORDER BY txid would sort by that output column, as text ("100" before "99"): ordered by
+// notification_events.txid, the number.
 const COLUMNS = `id, event_type, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
   webhook_body`;
 
@@ -121,7 +124,7 @@ export async function finalFactsAfter(
     const rows = await tx.query<StreamRow>(
       `SELECT ${COLUMNS}, txid::text AS txid, account_id FROM notification_events
         WHERE (txid, id) > ($1::xid8, $2::uuid) AND txid <= $3::xid8 AND event_type <> 'webhook.test'
-        ORDER BY txid, id
+        ORDER BY notification_events.txid, id
         LIMIT $4`,
       [from.txid, from.id, bound.txid, limit],
     );
@@ -141,7 +144,7 @@ export function accountFactsBetween(
     `SELECT ${COLUMNS}, txid::text AS txid, account_id FROM notification_events
       WHERE (txid, id) > ($2::xid8, $3::uuid) AND (txid, id) <= ($4::xid8, $5::uuid)
         AND account_id = $1 AND event_type <> 'webhook.test'
-      ORDER BY txid, id
+      ORDER BY notification_events.txid, id
       LIMIT $6`,
     [accountId, from.txid, from.id, to.txid, to.id, limit],
   );
@@ -155,7 +158,7 @@ export async function positionBefore(q: Queryable, accountId: number, at: Date):
   const [row] = await q.query<StreamPosition>(
     `SELECT txid::text AS txid, id FROM notification_events
       WHERE account_id = $1 AND created_at > $2 AND event_type <> 'webhook.test'
-      ORDER BY txid, id LIMIT 1`,
+      ORDER BY notification_events.txid, id LIMIT 1`,
     [accountId, at],
   );
   if (!row) return finalBound(q);

@@ -175,6 +175,26 @@ describe('GET /api/events/stream', () => {
     }
   });
 
+  it('orders the backlog by transaction as a number: 99 before 100 (as text, "100" came first)', async () => {
+    const m = await createMerchant(server);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await recordFact(server, m.accountId, 'sale.paid'));
+    // their transactions moved back to just below and past a power of ten, long final
+    for (const [i, id] of ids.entries()) {
+      await server.runtime.platform.db.query(
+        'UPDATE notification_events SET txid = $2::text::xid8 WHERE id = $1',
+        [id, String(98 + i)],
+      );
+    }
+    const again = await openSse(`${server.url}/api/events/stream`, { ...m.keys, 'last-event-id': ids[0]! });
+    try {
+      const got = await again.waitFor(2);
+      expect(got.map((e) => e.id)).toEqual([ids[1], ids[2]]);
+    } finally {
+      again.close();
+    }
+  });
+
   it('is not held back by a transaction left open in another database of the same server', async () => {
     const m = await createMerchant(server);
     const elsewhere = new pg.Client({ connectionString: BASE_URL });
