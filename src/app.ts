@@ -14,6 +14,7 @@ import {
   apiKeyAuth,
   authRoutes,
   CredentialService,
+  keyRecheck,
   LastUseRecorder,
   panelSession,
   publicKeyAuth,
@@ -212,7 +213,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     for (const end of [...openStreams]) end();
     feed.close();
   });
-  await app.register(eventRoutes, { db, apiKey, feed });
+  await app.register(eventRoutes, { db, apiKey, keyRecheck: keyRecheck(authCache), feed });
   const creator = new WithdrawalCreator(db, queue);
   const recipients = new Recipients(db);
   await app.register(cashoutRoutes, { db, apiKey, creator, recipientOf: (a, id) => recipients.payee(a, id) });

@@ -98,23 +98,60 @@ export function publicKeyAuth(
   };
 }
 
+/** A known key's own standing: unexpired, its account not closed, the request's source in the allow-list. */
+async function checkKey(cache: AuthCache, request: FastifyRequest, cred: CachedCredential) {
+  if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
+  const account = await cache.account(cred.accountId);
+  if (!account || account.status === 'closed') throw closedAccount();
+  const allowed = await cache.allowedIps(cred.accountId);
+  if (allowed.size > 0) {
+    const source = canonicalIp(request.ip ?? '');
+    if (!source || !allowed.has(source)) {
+      throw new AppError(
+        'IP_NOT_ALLOWED',
+        `Source IP ${source ?? request.ip} is not in this account's allow-list`,
+      );
+    }
+  }
+  return account;
+}
+
+/**
+ * For a request that lasts (an event stream): whether the key pair that opened it still would, by the checks of
+ * its start (the pair, the key's expiry, the account not closed, the allow-list), nothing counted again; and
+ * `watch`, to be told of every change of keys, lists and accounts, when to ask again. A revoked, expired or
+ * rolled-out key, or a source taken off the allow-list, ends what it opened (decisions.md, "Events API").
+ */
+export interface KeyRecheck {
+  /** False: the key no longer opens the request; else when to ask again at the latest (its expiry; epoch ms). */
+  stillAdmits(request: FastifyRequest): Promise<false | number>;
+  watch(onChange: () => void): () => void;
+}
+
+export function keyRecheck(cache: AuthCache): KeyRecheck {
+  return {
+    async stillAdmits(request) {
+      const publicKey = request.headers['x-api-public-key'];
+      const privateKey = request.headers['x-api-private-key'];
+      if (typeof publicKey !== 'string' || typeof privateKey !== 'string' || !request.merchant) return false;
+      const cred = await cache.credential(publicKey);
+      if (!cred || cred.credentialId !== request.merchant.credentialId) return false;
+      if (!constantTimeEqual(hashSecret(privateKey), cred.privateKeyHash)) return false;
+      try {
+        await checkKey(cache, request, cred);
+      } catch {
+        return false;
+      }
+      return cred.expiresAt ?? Number.POSITIVE_INFINITY;
+    },
+    watch: (onChange) => cache.watch(onChange),
+  };
+}
+
 /** A known key's checks after the key itself: expiry, allow-list, rate limits, scope; then the request's merchant. */
 function admitter(cache: AuthCache, lastUse: LastUseRecorder, limit: ApiKeyLimiter | null) {
   return async (request: FastifyRequest, reply: FastifyReply, publicKey: string, cred: CachedCredential) => {
-    if (cred.expiresAt !== null && cred.expiresAt <= Date.now()) throw unauthorized('Invalid API keys');
-    const account = await cache.account(cred.accountId);
-    if (!account || account.status === 'closed') throw closedAccount();
-
-    const allowed = await cache.allowedIps(cred.accountId);
-    if (allowed.size > 0) {
-      const source = canonicalIp(request.ip ?? '');
-      if (!source || !allowed.has(source)) {
-        throw new AppError(
-          'IP_NOT_ALLOWED',
-          `Source IP ${source ?? request.ip} is not in this account's allow-list`,
-        );
-      }
-    }
+    const account = await checkKey(cache, request, cred);
     lastUse.note(cred.credentialId, request.ip ?? null); // canonical form taken when written
     if (limit) {
       const counting = limit(request, reply, cred.accountId);

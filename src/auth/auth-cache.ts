@@ -53,6 +53,7 @@ export class AuthCache {
   private readonly credentials = new Map<string, Entry<CachedCredential | null>>();
   private readonly ips = new Map<number, Entry<ReadonlySet<string>>>();
   private readonly accounts = new Map<number, Entry<CachedAccount | null>>();
+  private readonly watchers = new Set<(change: string) => void>();
   private generation = 0;
 
   private constructor(
@@ -106,6 +107,17 @@ export class AuthCache {
       this.ips.clear();
       this.accounts.clear();
     }
+    for (const watcher of this.watchers) watcher(payload);
+  }
+
+  /**
+   * Tells `watcher` of every change this process applies (a key's, an allow-list's, an account's, or `*`), once
+   * its entries are evicted: what a long-lived request admitted earlier (an event stream) checks itself again
+   * on. Returns how to stop.
+   */
+  watch(watcher: (change: string) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /**

@@ -2,7 +2,7 @@
 
 export { accountRefusal, type MoneyMove } from './account-gate.js';
 export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
-export { apiKeyAuth, merchantOf, publicKeyAuth } from './api-key.hook.js';
+export { apiKeyAuth, type KeyRecheck, keyRecheck, merchantOf, publicKeyAuth } from './api-key.hook.js';
 export { clearAttempts, withAttempt } from './attempts.js';
 export { AuthCache, type CachedAccount, notifyAuthChange } from './auth-cache.js';
 export { credentialName } from './credentials.data.js';

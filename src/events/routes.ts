@@ -1,4 +1,4 @@
-import { merchantOf } from '../auth/index.js';
+import { type KeyRecheck, merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, IpAccessErrorBody, KEY_ROUTE } from '../platform/http/error-schemas.js';
@@ -22,7 +22,7 @@ const errors = {
 /** The account's events: a page, one by id, and the live stream (errors in the envelope body, decisions.md "Events"). */
 export async function eventRoutes(
   app: Http,
-  deps: { db: Db; apiKey: AuthHook; feed: EventFeed },
+  deps: { db: Db; apiKey: AuthHook; keyRecheck: KeyRecheck; feed: EventFeed },
 ): Promise<void> {
   const pageOf = eventPages(deps.db);
   app.get(
@@ -66,6 +66,8 @@ export async function eventRoutes(
         accountId: merchantOf(request).accountId,
         types,
         lastEventId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : null,
+        stillAdmitted: () => deps.keyRecheck.stillAdmits(request),
+        watchAccess: (onChange) => deps.keyRecheck.watch(onChange),
       });
     },
   );

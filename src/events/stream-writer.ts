@@ -73,12 +73,12 @@ export class StreamWriter {
     this.res.destroy();
   }
 
-  /** Ends the stream: gracefully when nothing is waiting, else at once. */
-  close(): void {
+  /** Ends the stream: gracefully when nothing is waiting (with `last`, a comment saying why), else at once. */
+  close(last?: string): void {
     this.clearStall();
     if (this.isClosed) return;
     if (this.res.writableLength > 0) this.res.destroy();
-    else this.res.end();
+    else this.res.end(last);
   }
 
   private clearStall(): void {

@@ -21,7 +21,14 @@ export interface StreamRequest {
   accountId: number;
   types: string[] | null;
   lastEventId: string | null;
+  /** Whether the key that opened the stream still would (false: the stream ends); else when to ask again. */
+  stillAdmitted: () => Promise<false | number>;
+  /** Tells of every change of keys, allow-lists and accounts (when to ask stillAdmitted again); returns how to stop. */
+  watchAccess: (onChange: () => void) => () => void;
 }
+
+/** setTimeout's longest wait: a key expiring later is asked about again at the keep-alives anyway. */
+const LONGEST_TIMER_MS = 2_147_483_647;
 
 /** Open streams of this process, ended when it shuts down. */
 export const openStreams = new Set<() => void>();
@@ -82,18 +89,46 @@ export async function openStream(
     for (const row of mine) waitingBytes += row.webhook_body.length;
     if (waitingBytes > STREAM_LIMITS.maxUnsentBytes) out.cut('bytes');
   });
-  const keepAlive = setInterval(() => out.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+  // the key that opened the stream is asked about again on every change of keys, lists or accounts, at its
+  // expiry and at each keep-alive: revoked, expired or its source off the allow-list, the stream ends at once
+  let expiry: NodeJS.Timeout | undefined;
+  const recheck = async () => {
+    if (ended) return;
+    const until = await ask.stillAdmitted().catch(() => Date.now() + KEEP_ALIVE_MS);
+    if (ended) return;
+    if (until === false) {
+      out.close(': access revoked\n\n');
+      end();
+      return;
+    }
+    clearTimeout(expiry);
+    if (Number.isFinite(until)) {
+      expiry = setTimeout(
+        () => void recheck(),
+        Math.min(Math.max(0, until - Date.now()) + 1, LONGEST_TIMER_MS),
+      );
+      expiry.unref();
+    }
+  };
+  const unwatch = ask.watchAccess(() => void recheck());
+  const keepAlive = setInterval(() => {
+    out.write(': keep-alive\n\n');
+    void recheck();
+  }, KEEP_ALIVE_MS);
   keepAlive.unref();
   const end = () => {
     if (ended) return;
     ended = true;
     clearInterval(keepAlive);
+    clearTimeout(expiry);
+    unwatch();
     leave();
     openStreams.delete(end);
     out.close();
   };
   startEventStream(reply, end, 'no-cache');
   out.write(': connected\n\n');
+  await recheck(); // its expiry's timer (and a change between its admission and now)
   try {
     if (resumeFrom) await sendBacklog(db, ask.accountId, resumeFrom, from, wanted, out);
   } catch (err) {

@@ -195,6 +195,66 @@ describe('GET /api/events/stream', () => {
     }
   });
 
+  it('ends at once when its key is revoked, expires or its source leaves the allow-list; nothing is sent after', async () => {
+    const m = await createMerchant(server);
+    const newKey = async (body: object = {}) => {
+      const made = await call<{ id: number; publicKey: string; privateKey: string }>(
+        'POST',
+        `${server.url}/api/credentials`,
+        { headers: m.panel, body },
+      );
+      expect(made.status, made.text).toBe(201);
+      return {
+        id: made.body.id,
+        keys: { 'x-api-public-key': made.body.publicKey, 'x-api-private-key': made.body.privateKey },
+      };
+    };
+    const within = (ms: number, what: Promise<void>) =>
+      Promise.race([what.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still open'), ms))]);
+
+    // revoked
+    const revoked = await newKey();
+    const first = await openSse(`${server.url}/api/events/stream`, revoked.keys);
+    const before = await recordFact(server, m.accountId, 'sale.pending');
+    expect((await first.waitFor(1))[0]!.id).toBe(before);
+    const del = await call('DELETE', `${server.url}/api/credentials/${revoked.id}`, { headers: m.panel });
+    expect(del.status).toBe(204);
+    expect(await within(5_000, first.ended)).toBe('ended');
+    await recordFact(server, m.accountId, 'sale.paid');
+    expect(first.events).toHaveLength(1);
+    expect(first.comments).toContain('access revoked');
+
+    // expired
+    const expiring = await newKey({ expiresAt: new Date(Date.now() + 3_000).toISOString() });
+    const second = await openSse(`${server.url}/api/events/stream`, expiring.keys);
+    expect(second.status).toBe(200);
+    expect(await within(10_000, second.ended)).toBe('ended');
+    expect((await call('GET', `${server.url}/api/events`, { headers: expiring.keys })).status).toBe(401);
+
+    // the allow-list changed to leave this source out; the stream of a key that still may goes on
+    const third = await openSse(`${server.url}/api/events/stream`, m.keys);
+    const ips = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
+      headers: m.panel,
+      body: { ips: ['203.0.113.7'] },
+    });
+    expect(ips.status, ips.text).toBe(200);
+    expect(await within(5_000, third.ended)).toBe('ended');
+    const emptied = await call('PUT', `${server.url}/api/settings/allowed-ips`, {
+      headers: m.panel,
+      body: { ips: [] },
+    });
+    expect(emptied.status, emptied.text).toBe(200);
+    const fourth = await openSse(`${server.url}/api/events/stream`, m.keys);
+    try {
+      await (await newKey()).id; // another change of keys: this stream's key still opens it
+      const after = await recordFact(server, m.accountId, 'sale.paid');
+      expect((await fourth.waitFor(1))[0]!.id).toBe(after);
+      expect(await within(300, fourth.ended)).toBe('still open');
+    } finally {
+      fourth.close();
+    }
+  });
+
   it('is not held back by a transaction left open in another database of the same server', async () => {
     const m = await createMerchant(server);
     const elsewhere = new pg.Client({ connectionString: BASE_URL });

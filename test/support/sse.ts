@@ -13,6 +13,8 @@ export interface SseStream {
   comments: string[];
   /** Resolves once `count` events have arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<SseEvent[]>;
+  /** Resolves when the server ends the stream (or the client closes it). */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -47,7 +49,12 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     }
   });
   res.body.on('error', () => undefined);
+  const ended = new Promise<void>((resolve) => {
+    res.body.on('end', resolve);
+    res.body.on('close', resolve);
+  });
   return {
+    ended,
     status: res.statusCode,
     headers: res.headers,
     events,
