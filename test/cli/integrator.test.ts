@@ -143,6 +143,27 @@ describe('gateway trigger', () => {
       await production.close();
     }
   });
+
+  it('says so when the account asks for a second approval of withdrawals, and leaves no money blocked', async () => {
+    const m = await createMerchant(server);
+    const rule = await call('PUT', `${server.url}/api/settings/withdrawal-approval`, {
+      headers: m.panel,
+      body: { thresholdCents: 10_000 },
+    });
+    expect(rule.status, rule.text).toBe(200);
+    const r = await runGateway(['trigger', 'withdrawal.pending', '--json'], keysEnv(m));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/approve withdrawals of R\$ 100,00 or more/);
+    expect(r.stderr).toMatch(/cancelled and its money is available again/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const balance = await call<{ blocked: number }>('GET', `${server.url}/api/public/balance`, {
+      headers: m.keys,
+    });
+    expect(balance.body.blocked).toBe(0);
+    // cancelling is what it can still make happen
+    const canceled = await runGateway(['trigger', 'withdrawal.canceled', '--json'], keysEnv(m));
+    expect(canceled.code, canceled.stderr).toBe(0);
+  });
 });
 
 /** A TCP proxy in front of the gateway whose open connections the test can cut, as a network would. */

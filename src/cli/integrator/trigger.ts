@@ -20,6 +20,7 @@ interface Withdrawal {
   id: number;
   uuid: string;
   status: string;
+  approval: { status: string } | null;
 }
 
 const BUYER = {
@@ -268,6 +269,13 @@ async function withdrawal(
     pixKey: '52998224725',
     pixKeyType: 'CPF',
   });
+  if (w.approval?.status === 'awaiting' && event !== 'withdrawal.canceled') {
+    // a second person must approve it first, which no key can do: given back rather than left blocked
+    await api(target, 'POST', `/api/sandbox/cashouts/${w.uuid}/cancel`);
+    throw new Error(
+      `this account asks a second person to approve withdrawals of R$ 100,00 or more, so withdrawal ${w.uuid} could not reach ${event}; it was cancelled and its money is available again. Lower the approval threshold in the panel, or approve a withdrawal there and pass it with --withdrawal`,
+    );
+  }
   // withdrawal.pending is its sending to the provider: the payout worker does it within moments
   if (event === 'withdrawal.pending') await sentToProvider(target, w.uuid);
   else await settleWithdrawal(target, w.uuid, event);
