@@ -282,6 +282,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     charges,
   });
   await app.register(sandboxPanelRoutes, {
+    db,
     requireSession,
     settler: sandboxProcessor ? settler : null,
     cashouts: config.sandbox ? { db, providers } : null,

@@ -56,6 +56,7 @@ export {
 export {
   amountDue,
   type PaymentAgain,
+  recordAmountDueNow,
   recordPaidAgain,
   recordPaidAmount,
   recordPaidAmounts,

@@ -1,6 +1,9 @@
 import { saleFeeRates } from '../accounts/index.js';
-import type { Queryable } from '../platform/db/db.js';
+import type { Db, Queryable } from '../platform/db/db.js';
+import type { PublicId } from '../platform/ids/public-ids.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
+import { findSaleRow } from './charges.data.js';
+import { lockSale } from './data.js';
 import { feesOfSale } from './fees.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
@@ -95,4 +98,26 @@ export function setPaidAgainRule(method: PaymentMethod, rule: PaidAgainRule): vo
 export async function recordPaidAgain(tx: Queryable, sale: SaleRow, payment: PaymentAgain): Promise<boolean> {
   const rule = againRules.get(sale.payment_method);
   return rule ? rule(tx, sale, payment) : false;
+}
+
+/**
+ * The sandbox's payment of a sale awaiting it, as its processor would report a payment made now: a boleto paid
+ * before its discount's date is paid less the discount, one paid late its fine and interest, recorded (with the
+ * fee on it) before the move to PAGO. Nothing for a sale due its own amount, or not the account's.
+ */
+export async function recordAmountDueNow(db: Db, id: PublicId, accountId: number): Promise<void> {
+  const found = await findSaleRow(db, id);
+  if (
+    !found ||
+    found.account_id !== accountId ||
+    found.status !== 'PENDENTE' ||
+    !rules.has(found.payment_method)
+  )
+    return;
+  await db.tx(async (tx) => {
+    const sale = await lockSale(tx, found.id);
+    if (!sale || sale.status !== 'PENDENTE' || sale.paid_amount !== null) return;
+    const due = await amountDue(tx, sale, new Date());
+    if (due !== null && due !== sale.amount) await recordPaidAmount(tx, sale, due);
+  });
 }

@@ -6,7 +6,7 @@ import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { SaleSettler } from '../sales/index.js';
-import { IdPath, Sale } from '../sales/index.js';
+import { IdPath, recordAmountDueNow, Sale } from '../sales/index.js';
 import {
   decideSandboxCashout,
   lookupView,
@@ -25,6 +25,7 @@ import { sandboxId } from './ids.js';
 export async function sandboxPanelRoutes(
   app: Http,
   deps: {
+    db: Db;
     requireSession: AuthHook;
     settler: SaleSettler | null;
     /** With the sandbox on: its payout provider's results. */
@@ -90,7 +91,9 @@ export async function sandboxPanelRoutes(
       },
     },
     async (request, reply) => {
-      // a refused transition (a sale no longer pending) is a 409 CONFLICT that writes nothing
+      // a refused transition (a sale no longer pending) is a 409 CONFLICT that writes nothing; what is paid is
+      // what the sale asks today (a boleto's discount, or its fine and interest)
+      await recordAmountDueNow(deps.db, sandboxId(request.params.id), accountOf(request));
       const { sale } = await settler.settle({
         ref: sandboxId(request.params.id),
         accountId: accountOf(request),

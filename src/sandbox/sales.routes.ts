@@ -4,7 +4,14 @@ import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
-import { createSandboxSale, IdPath, Sale, type SandboxSaleInput, saleJson } from '../sales/index.js';
+import {
+  createSandboxSale,
+  IdPath,
+  recordAmountDueNow,
+  Sale,
+  type SandboxSaleInput,
+  saleJson,
+} from '../sales/index.js';
 import { sandboxId } from './ids.js';
 import { SandboxSaleBody, StatusBody, sandboxErrors } from './schemas.js';
 
@@ -65,7 +72,11 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       },
     },
     async (request, reply) => {
-      // What a processor callback runs, the sale named by its id and limited to the caller's
+      // What a processor callback runs, the sale named by its id and limited to the caller's; a payment is
+      // of what the sale asks today (a boleto's discount, or its fine and interest), as the PSP would report it
+      if (request.body.status === 'PAGO') {
+        await recordAmountDueNow(deps.db, sandboxId(request.params.id), merchantOf(request).accountId);
+      }
       const { sale } = await deps.settler.settle({
         ref: sandboxId(request.params.id),
         accountId: merchantOf(request).accountId,

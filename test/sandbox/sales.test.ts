@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boletoInput, spDay } from '../boletos/fixtures.js';
 import { CUSTOMER, moveTo, saleInput, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -150,6 +151,32 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
       headers: merchant.keys,
     });
     expect(look.body.status).toBe('PENDENTE');
+  });
+
+  it('pays a boleto what it asks today, by both doors: less its discount before the discount date', async () => {
+    for (const door of ['api', 'panel'] as const) {
+      const created = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+        headers: merchant.keys,
+        body: boletoInput({}, { discount: { amountCents: 700, untilDate: spDay(1) } }),
+      });
+      expect(created.status, created.text).toBe(201);
+      const paid =
+        door === 'api'
+          ? await moveTo(server, merchant, created.body.uuid, 'PAGO')
+          : await call<{ status: string }>(
+              'POST',
+              `${server.url}/api/sales/${created.body.uuid}/simulate-payment`,
+              { headers: merchant.panel },
+            );
+      expect(paid.status, paid.text).toBe(200);
+      const sale = await call<{ status: string; paidAmount: number; systemFee: number; netAmount: number }>(
+        'GET',
+        `${server.url}/api/transactions/${created.body.uuid}`,
+        { headers: merchant.keys },
+      );
+      expect(sale.body, door).toMatchObject({ status: 'PAGO', paidAmount: 9300 });
+      expect(sale.body.systemFee + sale.body.netAmount).toBe(9300);
+    }
   });
 
   it('answers 400 for an unknown status', async () => {
