@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boletoOfSale } from '../../src/boletos/data.js';
 import { renderBoletoPdf } from '../../src/boletos/pdf.js';
@@ -34,12 +35,18 @@ const issue = async () => {
   return res.body;
 };
 
+/**
+ * A fetch on a connection of its own: the tests block their event loop for seconds in execFileSync (pdftoppm,
+ * zbarimg), during which a kept-alive socket can reach the server's idle timeout unseen, and reusing it after
+ * was an ECONNRESET.
+ */
 async function fetchPdf(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
+  const res = await request(url, { headers, reset: true });
+  const type = res.headers['content-type'];
   return {
-    status: res.status,
-    type: res.headers.get('content-type'),
-    bytes: Buffer.from(await res.arrayBuffer()),
+    status: res.statusCode,
+    type: typeof type === 'string' ? type : null,
+    bytes: Buffer.from(await res.body.arrayBuffer()),
   };
 }
 
