@@ -164,6 +164,15 @@ export async function recordLastUses(
 }
 
 /** A key's name by its public key (revoked keys too: a message may name the key a request came with). */
+/** The e-mail of the user who created the key (null: made by an operator's command, or its creator is gone). */
+export async function credentialCreatorEmail(q: Queryable, publicKey: string): Promise<string | null> {
+  const [row] = await q.query<{ email: string }>(
+    `SELECT u.email FROM api_credentials c JOIN users u ON u.id = c.created_by_user_id WHERE c.public_key = $1`,
+    [publicKey],
+  );
+  return row?.email ?? null;
+}
+
 export async function credentialName(q: Queryable, publicKey: string): Promise<string | null> {
   const [row] = await q.query<{ name: string }>('SELECT name FROM api_credentials WHERE public_key = $1', [
     publicKey,

@@ -5,7 +5,7 @@ export { listAllowedIps, replaceAllowedIps } from './allowed-ips.js';
 export { apiKeyAuth, type KeyRecheck, keyRecheck, merchantOf, publicKeyAuth } from './api-key.hook.js';
 export { clearAttempts, withAttempt } from './attempts.js';
 export { AuthCache, type CachedAccount, notifyAuthChange } from './auth-cache.js';
-export { credentialName } from './credentials.data.js';
+export { credentialCreatorEmail, credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.js';
 export { apiKeyOrSession, requestAccount } from './either-door.hook.js';
 export { LastUseRecorder } from './last-use.js';

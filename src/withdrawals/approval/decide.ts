@@ -1,4 +1,5 @@
 import { type Actor, recordAudit } from '../../audit/index.js';
+import { credentialCreatorEmail } from '../../auth/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import type { PublicId } from '../../platform/ids/public-ids.js';
@@ -47,9 +48,16 @@ const notAwaiting = (w: WithdrawalRow) =>
       : `Withdrawal ${w.id} is not awaiting approval (approval ${w.approval_status}, status ${w.status})`,
   );
 
+/** For a withdrawal an API key asked for, the e-mail of the user who created the key; else null. */
+async function keyCreatorOf(q: Queryable, requestedBy: string | null): Promise<string | null> {
+  return requestedBy?.startsWith('api_key:')
+    ? credentialCreatorEmail(q, requestedBy.slice('api_key:'.length))
+    : null;
+}
+
 /**
- * A user who may approve decides on a withdrawal of their account; never the one who asked for it. The
- * caller has checked the user's password or code already.
+ * A user who may approve decides on a withdrawal of their account; never the one who asked for it, and never
+ * approves one that an API key they created asked for. The caller has checked the user's password or code already.
  */
 export async function decideOnWithdrawal(
   db: Db,
@@ -66,6 +74,13 @@ export async function decideOnWithdrawal(
     throw new AppError(
       'FORBIDDEN',
       'A withdrawal is approved or declined by someone other than who asked for it',
+    );
+  }
+  // an API key's request is its creator's: they may still decline it, never approve it
+  if (decision === 'approved' && (await keyCreatorOf(db, found.approval_requested_by)) === by.email) {
+    throw new AppError(
+      'FORBIDDEN',
+      'A withdrawal is approved by someone other than who asked for it: you created the API key that asked for this one',
     );
   }
   return db.tx(async (tx) => {

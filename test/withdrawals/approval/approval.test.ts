@@ -130,8 +130,12 @@ describe('withdrawal approval', () => {
     );
     expect(listed.body.data.map((x) => x.id)).toContain(w.id);
 
-    // a viewer may not decide; a wrong password changes nothing
+    // a viewer may not decide; nor may the owner approve what the key they created asked for (a second person
+    // means a second person); a wrong password changes nothing
     expect((await decide('approve', viewer, w.id, { password: viewer.password })).status).toBe(403);
+    const ownKey = await decide('approve', owner, w.id, { password: owner.password });
+    expect(ownKey.status).toBe(403);
+    expect(ownKey.text).toMatch(/you created the API key that asked for this one/);
     const wrong = await decide('approve', finance, w.id, { password: 'not-it' });
     expect(wrong.status).toBe(401);
     expect((await lookup(server.url, owner, w.id)).approval).toMatchObject({ status: 'awaiting' });
