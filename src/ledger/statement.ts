@@ -17,7 +17,8 @@ export interface StatementLine {
   blockedAfter: number;
 }
 
-const DESCRIPTIONS: Record<string, string> = {
+/** What each kind of journal entry is, in the statement's words (a kind without one shows as itself). */
+export const ENTRY_DESCRIPTIONS: Record<string, string> = {
   'sale.paid': 'Venda paga (valor líquido)',
   'sale.refunded': 'Estorno da venda (valor devolvido ao comprador)',
   'sale.reserve_released': 'Reserva liberada',
@@ -32,6 +33,13 @@ const DESCRIPTIONS: Record<string, string> = {
   'withdrawal.complete': 'Saque concluído',
   'withdrawal.reject': 'Saque recusado (valor devolvido)',
   'withdrawal.cancel': 'Saque cancelado (valor devolvido)',
+  'withdrawal.withdraw': 'Saque cancelado no provedor (valor devolvido)',
+  'withdrawal.refuse': 'Saque recusado na análise (valor devolvido)',
+  'dispute.opened': 'Contestação aberta (valor bloqueado)',
+  'dispute.won': 'Contestação ganha (valor liberado)',
+  'dispute.lost': 'Contestação perdida',
+  'dispute.accepted': 'Contestação aceita',
+  'anticipation.paid': 'Antecipação de recebíveis paga (valor líquido)',
 };
 
 /**
@@ -86,7 +94,7 @@ export class Statement {
         id: r.id,
         createdAt: new Date(r.created_at).toISOString(),
         kind: r.kind,
-        description: DESCRIPTIONS[r.kind] ?? r.kind,
+        description: ENTRY_DESCRIPTIONS[r.kind] ?? r.kind,
         refType: r.ref_type,
         refId: r.ref_id,
         availableDelta: r.available_delta,

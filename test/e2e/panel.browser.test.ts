@@ -19,6 +19,8 @@ let page: Page;
 let hooks: Receiver;
 let accountId: number;
 let keys: Record<string, string>;
+/** A PIX sale left pending, whose page the phone opens. */
+let pendingPix = '';
 const EMAIL = 'loja@example.com';
 const PASSWORD = 'senha-da-loja-1';
 
@@ -351,6 +353,23 @@ describe('the merchant panel', () => {
       },
     });
     expect(pix.status, pix.text).toBe(201);
+    // another, left pending for the phone's turn
+    const pending = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: keys,
+      body: {
+        amount: 1_990,
+        paymentMethod: 'PIX',
+        customer: {
+          name: 'Enzo Reis',
+          email: 'enzo@example.com',
+          document: '52998224725',
+          phone: '11987654321',
+        },
+        items: [{ title: 'Curso', unitPrice: 1_990, quantity: 1, tangible: false }],
+      },
+    });
+    expect(pending.status, pending.text).toBe(201);
+    pendingPix = pending.body.uuid;
     await go('Vendas');
     await page.getByLabel('Buscar').fill('caio');
     await page.getByLabel('Status').selectOption('PENDENTE');
@@ -502,6 +521,15 @@ describe('the merchant panel', () => {
       }
       await shot(phone, `phone-${label.normalize('NFD').replace(/[^a-zA-Z]/g, '')}`);
     }
+    // a PIX sale still payable, with its code and QR: its page fits too
+    await phone.goto(`${server.url}/#/vendas/${pendingPix}`);
+    await phone.getByRole('img', { name: 'QR code do PIX desta venda' }).waitFor();
+    expect(
+      await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await shot(phone, 'phone-sale-pix-pending');
     // the session ends on the server (as on expiry): the next call sends the user to login with a message
     await server.runtime.platform.db.query(
       "UPDATE panel_sessions SET expires_at = now() - interval '1 second'",

@@ -12,7 +12,7 @@ const MINIMUM = '100.00';
  * A withdrawal confirmed with the password (the two-factor code when it is on). While the amount is typed, the server's fee preview (the
  * creation's own rules and fees, at the account's rates) shows what will be charged before anything is sent.
  */
-export function NewWithdrawal({ onDone }: { onDone: () => void }) {
+export function NewWithdrawal({ onDone, moved = 0 }: { onDone: () => void; moved?: number }) {
   const [amount, setAmount] = useState('');
   const [pixKey, setPixKey] = useState('');
   const [pixKeyType, setPixKeyType] = useState('CPF');
@@ -30,7 +30,7 @@ export function NewWithdrawal({ onDone }: { onDone: () => void }) {
       (b) => setAvailable(b.available),
       () => setAvailable(null),
     );
-  }, [fresh]);
+  }, [fresh, moved]);
   useEffect(() => {
     // the server's own fee rules at the minimum: its fixed fee, and its variable one as a percent (of R$ 100,00)
     api.feePreview(MINIMUM).then(

@@ -257,9 +257,14 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
                 setError(new Error('Informe um valor em reais, por exemplo 15,00.'));
                 return;
               }
-              setAwaiting(sale.refundedAmount + cents);
+              const reach = sale.refundedAmount + cents;
               void run(
-                () => api.refund(sale.uuid, cents, form.key),
+                async () => {
+                  const refunded = await api.refund(sale.uuid, cents, form.key);
+                  // only a refund the gateway took is awaited: a refused one (422) is not under way
+                  setAwaiting(reach);
+                  return refunded;
+                },
                 cents === leftOf(sale)
                   ? 'Venda estornada: o valor foi devolvido ao comprador.'
                   : `Estorno de ${money(cents)} feito: o valor foi devolvido ao comprador.`,

@@ -120,7 +120,7 @@ function Member(props: {
             <button
               type="button"
               class="secondary"
-              aria-label={`Remover ${m.name}`}
+              aria-label={m.status === 'invited' ? `Cancelar convite de ${m.name}` : `Remover ${m.name}`}
               onClick={() => setConfirming(true)}
             >
               {m.status === 'invited' ? 'Cancelar convite' : 'Remover'}

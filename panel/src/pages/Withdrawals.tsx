@@ -16,6 +16,8 @@ export function Withdrawals() {
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Withdrawal | null>(null);
   const [sandbox, setSandbox] = useState(false);
+  // bumped whenever a withdrawal of the list moves: the new withdrawal's "Saldo disponível" is read again
+  const [moved, setMoved] = useState(0);
   const load = (after?: string) =>
     api
       .withdrawals({ status, from, to, cursor: after })
@@ -48,7 +50,13 @@ export function Withdrawals() {
     const timer = setInterval(() => {
       for (const uuid of moving.split(' ')) {
         api.withdrawal(uuid).then((w) => {
-          setRows((prev) => prev.map((r) => (r.uuid === w.uuid ? w : r)));
+          setRows((prev) =>
+            prev.map((r) => {
+              if (r.uuid !== w.uuid) return r;
+              if (r.status !== w.status) setMoved((n) => n + 1);
+              return w;
+            }),
+          );
           setSelected((s) => (s?.uuid === w.uuid ? w : s));
         }, setError);
       }
@@ -61,7 +69,7 @@ export function Withdrawals() {
       <p>
         <a href="#/saques/aprovacoes">Saques aguardando aprovação</a>
       </p>
-      {can('withdrawals.create') && <NewWithdrawal onDone={() => void load()} />}
+      {can('withdrawals.create') && <NewWithdrawal onDone={() => void load()} moved={moved} />}
       <div class="filters">
         <div>
           <label for="w-status">Status</label>
@@ -146,6 +154,7 @@ export function Withdrawals() {
             withdrawal={selected}
             onDecided={(w) => {
               setSelected(w);
+              setMoved((n) => n + 1);
               void load();
             }}
           />
@@ -154,6 +163,7 @@ export function Withdrawals() {
               withdrawal={selected}
               onDecided={(w) => {
                 setSelected(w);
+                setMoved((n) => n + 1);
                 void load();
               }}
             />

@@ -154,6 +154,7 @@ export const REF_TYPES: Record<string, string> = {
   withdrawal: 'saque',
   dispute: 'contestação',
   receivable: 'parcela de cartão',
+  anticipation: 'antecipação',
 };
 
 const AUDIT_TARGETS: Record<string, string> = {

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ENTRY_DESCRIPTIONS } from '../../../src/ledger/statement.js';
 import { verifyLedger } from '../../../src/ledger/verify.js';
 import { anticipatingMerchant } from '../../anticipations/fixtures.js';
 import { cardBody, cardEnding } from '../../cards/cards.js';
@@ -193,4 +194,11 @@ it('keep every party’s balance equal to its postings and never below zero but 
     }),
     { numRuns: 20 },
   );
+  // every kind of entry a merchant's or a recipient's statement may show has its words there
+  const kinds = await db().query<{ kind: string }>(
+    `SELECT DISTINCT e.kind FROM journal_entries e JOIN postings p ON p.entry_id = e.id
+       JOIN ledger_accounts la ON la.id = p.ledger_account_id
+      WHERE la.account_id IS NOT NULL OR la.recipient_id IS NOT NULL`,
+  );
+  expect(kinds.map((k) => k.kind).filter((k) => !(k in ENTRY_DESCRIPTIONS))).toEqual([]);
 }, 240_000);
