@@ -6292,6 +6292,21 @@ export interface paths {
                          *         "receivable": 42
                          *       },
                          *       "fees": {},
+                         *       "plan": {
+                         *         "id": 1,
+                         *         "name": "Padrão",
+                         *         "pixPercent": "0.99",
+                         *         "pixFixedCents": 0,
+                         *         "boletoFixedCents": 349,
+                         *         "creditPercent": {
+                         *           "1": "3.49",
+                         *           "2-6": "4.29",
+                         *           "7-12": "4.99"
+                         *         },
+                         *         "debitPercent": "1.99",
+                         *         "anticipationMonthlyPercent": "2.99",
+                         *         "cashoutFixedCents": 150
+                         *       },
                          *       "documents": [
                          *         {
                          *           "id": 42,
@@ -6401,6 +6416,52 @@ export interface paths {
                                 [key: string]: string | number;
                             };
                             missingDocuments: string[];
+                            /** @description The fee plan the account is on, whose prices apply instead of its own fees; null: none */
+                            plan: {
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 2.99
+                                 */
+                                anticipationMonthlyPercent: string;
+                                /** @example 349 */
+                                boletoFixedCents: number;
+                                /** @example 150 */
+                                cashoutFixedCents: number;
+                                /** @description A credit card sale: the percent of its installments band */
+                                creditPercent: {
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 3.49
+                                     */
+                                    1: string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.29
+                                     */
+                                    "2-6": string;
+                                    /**
+                                     * @description Per cent, a decimal string
+                                     * @example 4.99
+                                     */
+                                    "7-12": string;
+                                };
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 1.99
+                                 */
+                                debitPercent: string;
+                                /** @example 1 */
+                                id: number;
+                                /** @example Padrão */
+                                name: string;
+                                /** @example 0 */
+                                pixFixedCents: number;
+                                /**
+                                 * @description Per cent, a decimal string
+                                 * @example 0.99
+                                 */
+                                pixPercent: string;
+                            } | null;
                             /** @description Split payments: its recipients (newest 100) and their balances */
                             recipients: {
                                 /** @description false: it takes no new split; its money goes on */
@@ -8794,7 +8855,9 @@ export interface paths {
                          *           "reason": "pedido-1001",
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "decidedAt": "2026-11-25T13:45:12.345Z",
-                         *           "paidAt": "2026-11-25T13:45:12.345Z"
+                         *           "paidAt": "2026-11-25T13:45:12.345Z",
+                         *           "accountId": 42,
+                         *           "accountName": "pedido-1001"
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -8802,6 +8865,9 @@ export interface paths {
                          */
                         "application/json": {
                             data: {
+                                accountId: number;
+                                /** @description The account's name (in the console's lists) */
+                                accountName?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 decidedAt: string | null;

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { formatBrl } from '../platform/money/money.js';
 import { openReview } from '../reviews/index.js';
 import { ALLOW, auditRiskDecision, customerFacts, type RiskDecision, type RiskRules } from '../risk/index.js';
 import {
@@ -792,6 +793,6 @@ async function holdForReview(tx: Queryable, row: CardPaymentRow): Promise<void> 
     kind: 'risk',
     accountId: Number(row.account_id),
     saleId: Number(row.sale_id),
-    reason: `Regra de risco "${risk.ruleName ?? '?'}": venda ${sale.id} de ${Number(sale.amount)} centavos no cartão autorizada e retida até a decisão`,
+    reason: `Regra de risco "${risk.ruleName ?? '?'}": venda ${sale.id} de ${formatBrl(Number(sale.amount))} no cartão autorizada e retida até a decisão`,
   });
 }

@@ -187,7 +187,16 @@ export class ConsoleActions {
     const found = await findReview(this.db, id);
     if (!found) throw notFound('Review not found');
     if (found.kind === 'onboarding') {
-      if (!actor.isAdmin) throw new AppError('FORBIDDEN', 'Onboarding decisions need the admin role');
+      if (!actor.isAdmin) {
+        // refused beyond the role: in the operator audit log as every other refusal (session.hook.ts)
+        await recordOperatorAudit(this.db, actor, {
+          action: 'denied',
+          target: `POST /api/ops/reviews/:id/${decision}`,
+          accountId: Number(found.account_id),
+          after: { role: 'insufficient' },
+        });
+        throw new AppError('FORBIDDEN', 'Onboarding decisions need the admin role');
+      }
       if (found.status !== 'open')
         throw new AppError('INVALID_STATUS', `Review ${id} was already ${found.status}`);
       await this.onAccount(Number(found.account_id), decision, reason, actor);

@@ -8,7 +8,7 @@ import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.
 import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { decodeCursor, pageOf, parseLimit } from '../platform/paging/pagination.js';
-import { ReasonBody } from './schemas.js';
+import { OpsAnticipation, ReasonBody } from './schemas.js';
 import { withAccountNames } from './views.js';
 
 const A = { errorShape: 'envelope' as const };
@@ -18,11 +18,6 @@ const errors = {
 const STATUSES = ['requested', 'approved', 'rejected', 'paid'] as const;
 const UuidParam = Type.Object({ id: Type.String({ format: 'uuid' }) });
 /** Each anticipation with whose it is, as the console's other lists. */
-export const OpsAnticipation = Type.Object({
-  ...Anticipation.properties,
-  accountId: Type.Integer(),
-  accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
-});
 const OpsAnticipationPage = ListPage(OpsAnticipation);
 
 /** Anticipations waiting for a finance operator (ANTICIPATION_AUTO_APPROVE off), and the decision on each. */

@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { FeePlan } from '../accounts/index.js';
+import { Anticipation } from '../anticipations/index.js';
 
 const MaybeText = Type.Union([Type.String(), Type.Null()]);
 const Time = Type.String({ format: 'date-time' });
@@ -115,6 +117,9 @@ export const AccountDetail = Type.Object({
   fees: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
     description: "The account's own fees and switches, as `gateway accounts show` prints them",
   }),
+  plan: Type.Union([FeePlan, Type.Null()], {
+    description: 'The fee plan the account is on, whose prices apply instead of its own fees; null: none',
+  }),
   documents: Type.Array(DocumentMeta),
   missingDocuments: Type.Array(Type.String()),
   reviews: Type.Array(ReviewView),
@@ -173,4 +178,11 @@ export const Report = Type.Object({
     feeCents: Type.Integer(),
     takeRatePercent: Type.String(),
   }),
+});
+
+/** An anticipation in the console's list: with whose it is, as the console's other lists. */
+export const OpsAnticipation = Type.Object({
+  ...Anticipation.properties,
+  accountId: Type.Integer(),
+  accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
 });

@@ -71,12 +71,16 @@ describe('finance in the console', () => {
       .getByRole('button', { name: 'Confirmar' })
       .click();
     await page.getByRole('status').getByText('Plano "Varejo 2026" aplicado à conta').waitFor();
-    await page.getByText(/Plano #\d+ \(no lugar das tarifas acima\)/).waitFor();
+    // the plan by its name, and its prices (not the account's own, which it replaces)
+    await page.getByText('Varejo 2026 (no lugar das tarifas próprias da conta)').waitFor();
+    expect(await page.getByRole('region', { name: 'Tarifas' }).textContent()).toContain('3,19 %');
     await clean('console-finance-02-account-plan');
 
     await menu.getByRole('link', { name: 'Antecipações' }).click();
     const table = page.getByRole('table', { name: 'Antecipações' });
     await table.getByRole('cell', { name: 'Aguardando decisão' }).waitFor();
+    // whose it is, before finance decides on it
+    await table.getByRole('link', { name: m.name }).first().waitFor();
     await clean('console-finance-03-anticipations');
     await page
       .getByRole('button', { name: /^Aprovar a antecipação/ })

@@ -134,6 +134,23 @@ describe('self sign-up and onboarding', () => {
     expect(file.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await file.arrayBuffer())).toEqual(PNG);
 
+    // an onboarding decision is the admin's: a risk operator's attempt is refused and in the operator audit log
+    const risk = await createOperator(server, 'risk');
+    const refused = await call('POST', `${server.url}/api/ops/reviews/${review.id}/approve`, {
+      headers: risk.ops,
+      body: {},
+    });
+    expect(refused.status).toBe(403);
+    const audit = await call<{ data: { action: string; operatorEmail: string; target: string }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit?accountId=${review.accountId}`,
+      { headers: admin.ops },
+    );
+    expect(audit.body.data[0]).toMatchObject({
+      action: 'denied',
+      operatorEmail: risk.email,
+      target: 'POST /api/ops/reviews/:id/approve',
+    });
     // approval needs prices someone chose: none yet → 409 FEE_PLAN_REQUIRED, nothing changed
     const noPlan = await call<{ error: { code: string } }>(
       'POST',

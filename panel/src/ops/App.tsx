@@ -25,7 +25,7 @@ const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need
   { hash: '#/contestacoes', label: 'Contestações', Page: Disputes, need: 'support' },
   { hash: '#/risco', label: 'Regras de risco', Page: RiskRules, need: 'risk' },
   { hash: '#/relatorios', label: 'Relatórios', Page: Reports, need: 'finance' },
-  { hash: '#/tarifas', label: 'Tarifas', Page: FeePlans, need: 'support' },
+  { hash: '#/tarifas', label: 'Tarifas', Page: FeePlans, need: 'finance' },
   { hash: '#/antecipacoes', label: 'Antecipações', Page: Anticipations, need: 'support' },
   { hash: '#/operadores', label: 'Operadores', Page: Operators, need: 'admin' },
   { hash: '#/auditoria', label: 'Auditoria', Page: Audit, need: 'support' },

@@ -34,6 +34,7 @@ export type FeePlanInput = Static<typeof AccountSchemas.FeePlanBody>;
 export type RiskRule = Static<typeof Risk.RiskRule>;
 export type RiskRuleInput = Static<typeof Risk.RiskRuleBody>;
 export type Anticipation = Static<typeof Anticipations.Anticipation>;
+export type OpsAnticipation = Static<typeof Console.OpsAnticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
 export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number; accountName?: string };
@@ -146,7 +147,7 @@ export const api = {
   assignFeePlan: (accountId: number, planId: number) =>
     request<FeePlan>('POST', `/api/ops/accounts/${accountId}/fee-plan`, { planId }),
   anticipations: (status?: string) =>
-    request<{ data: Anticipation[]; nextCursor: string | null }>(
+    request<{ data: OpsAnticipation[]; nextCursor: string | null }>(
       'GET',
       `/api/ops/anticipations${query({ status })}`,
     ),

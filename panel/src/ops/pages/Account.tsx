@@ -8,7 +8,7 @@ import { Decision } from '../Decision';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD, TRANSFER_INTERVAL } from '../labels';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
-import { AssignPlan } from './FeePlans';
+import { AssignPlan, pct } from './FeePlans';
 import { HeldActions } from './Withdrawals';
 
 type ActionName =
@@ -82,7 +82,8 @@ const ACTION_TEXT: Record<ActionName, ActionText> = {
   'payout-release': {
     label: 'Liberar saques',
     title: 'Liberar os saques da conta?',
-    effect: 'Os novos saques seguem direto para o pagamento; os que esperam análise continuam em Saques.',
+    effect:
+      'Os novos saques seguem direto para o pagamento, e os que esperam análise por esta retenção são liberados para pagamento agora.',
     done: 'Saques liberados.',
   },
 };
@@ -329,31 +330,53 @@ export function Account({ id }: { id: number }) {
           </dl>
         </Card>
         <Card title="Tarifas">
-          <dl class="detail">
-            <dt>Venda</dt>
-            <dd>
-              {String(detail.fees.saleFeePercent ?? '0')} % +{' '}
-              {moneyText(String(detail.fees.saleFeeFixed ?? '0'))}
-            </dd>
-            <dt>Cartão</dt>
-            <dd>
-              {String(detail.fees.cardFeePercent ?? '0')} % (+{' '}
-              {String(detail.fees.cardInstallmentFeePercent ?? '0')} % por parcela)
-            </dd>
-            <dt>Saque</dt>
-            <dd>
-              {moneyText(String(detail.fees.cashoutFeeFixed ?? '0'))} +{' '}
-              {String(detail.fees.cashoutFeePercent ?? '0')} %
-            </dd>
-            <dt>Plano</dt>
-            <dd>
-              {!hasPlan
-                ? 'Nenhum: as tarifas acima'
-                : `Plano #${String(detail.fees.feePlanId)} (no lugar das tarifas acima)`}
-            </dd>
-            <dt>Reserva</dt>
-            <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
-          </dl>
+          {detail.plan ? (
+            <dl class="detail">
+              <dt>Plano</dt>
+              <dd>{detail.plan.name} (no lugar das tarifas próprias da conta)</dd>
+              <dt>PIX</dt>
+              <dd>
+                {pct(detail.plan.pixPercent)} + {money(detail.plan.pixFixedCents)}
+              </dd>
+              <dt>Boleto</dt>
+              <dd>{money(detail.plan.boletoFixedCents)}</dd>
+              <dt>Crédito</dt>
+              <dd>
+                à vista {pct(detail.plan.creditPercent['1'])}; 2 a 6x {pct(detail.plan.creditPercent['2-6'])};
+                7 a 12x {pct(detail.plan.creditPercent['7-12'])}
+              </dd>
+              <dt>Débito</dt>
+              <dd>{pct(detail.plan.debitPercent)}</dd>
+              <dt>Antecipação</dt>
+              <dd>{pct(detail.plan.anticipationMonthlyPercent)} ao mês</dd>
+              <dt>Saque</dt>
+              <dd>{money(detail.plan.cashoutFixedCents)}</dd>
+              <dt>Reserva</dt>
+              <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
+            </dl>
+          ) : (
+            <dl class="detail">
+              <dt>Venda</dt>
+              <dd>
+                {String(detail.fees.saleFeePercent ?? '0')} % +{' '}
+                {moneyText(String(detail.fees.saleFeeFixed ?? '0'))}
+              </dd>
+              <dt>Cartão</dt>
+              <dd>
+                {String(detail.fees.cardFeePercent ?? '0')} % (+{' '}
+                {String(detail.fees.cardInstallmentFeePercent ?? '0')} % por parcela)
+              </dd>
+              <dt>Saque</dt>
+              <dd>
+                {moneyText(String(detail.fees.cashoutFeeFixed ?? '0'))} +{' '}
+                {String(detail.fees.cashoutFeePercent ?? '0')} %
+              </dd>
+              <dt>Plano</dt>
+              <dd>Nenhum: as tarifas acima</dd>
+              <dt>Reserva</dt>
+              <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
+            </dl>
+          )}
         </Card>
       </div>
       <AssignPlan accountId={a.id} onDone={load} />

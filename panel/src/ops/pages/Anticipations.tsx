@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { date, money } from '../../ui/format';
 import { ErrorText, Table, useAttempt } from '../../ui/kit';
-import { type Anticipation, api, reaches } from '../api';
+import { api, type OpsAnticipation, reaches } from '../api';
 import { Decision } from '../Decision';
 
 const STATUS: Record<string, string> = {
@@ -14,7 +14,7 @@ const STATUS: Record<string, string> = {
 /** Antecipações: every account's, those waiting first; finance approves (paid at once) or rejects. */
 export function Anticipations() {
   const [waiting, setWaiting] = useState(true);
-  const [rows, setRows] = useState<Anticipation[] | null>(null);
+  const [rows, setRows] = useState<OpsAnticipation[] | null>(null);
   const { error, attempt } = useAttempt();
   const load = () =>
     attempt(async () => setRows((await api.anticipations(waiting ? 'requested' : undefined)).data));
@@ -34,12 +34,15 @@ export function Anticipations() {
       {rows && (
         <Table
           label="Antecipações"
-          head={['Pedida em', 'Bruto', 'Tarifa', 'Líquido', 'Parcelas', 'Situação', 'Decisão']}
+          head={['Pedida em', 'Conta', 'Bruto', 'Tarifa', 'Líquido', 'Parcelas', 'Situação', 'Decisão']}
           empty={rows.length === 0 && 'Nenhuma antecipação aguardando decisão.'}
         >
           {rows.map((a) => (
             <tr key={a.id}>
               <td>{date(a.createdAt)}</td>
+              <td>
+                <a href={`#/contas/${a.accountId}`}>{a.accountName ?? `#${a.accountId}`}</a>
+              </td>
               <td>{money(a.grossCents)}</td>
               <td>{money(a.feeCents)}</td>
               <td>{money(a.netCents)}</td>
@@ -50,7 +53,7 @@ export function Anticipations() {
                   <>
                     <Decision
                       label="Aprovar"
-                      ariaLabel={`Aprovar a antecipação de ${money(a.grossCents)}`}
+                      ariaLabel={`Aprovar a antecipação de ${money(a.grossCents)} de ${a.accountName ?? `#${a.accountId}`}`}
                       title="Aprovar a antecipação?"
                       run={async () => {
                         await api.decideAnticipation(a.id, 'approve');
@@ -59,13 +62,14 @@ export function Anticipations() {
                       onDone={() => void load()}
                     >
                       <p>
-                        {money(a.grossCents)} em {a.receivables.length} parcela(s), tarifa de{' '}
-                        {money(a.feeCents)}: {money(a.netCents)} entram no saldo disponível da conta agora.
+                        <strong>{a.accountName ?? `Conta #${a.accountId}`}</strong>: {money(a.grossCents)} em{' '}
+                        {a.receivables.length} parcela(s), tarifa de {money(a.feeCents)}: {money(a.netCents)}{' '}
+                        entram no saldo disponível da conta agora.
                       </p>
                     </Decision>{' '}
                     <Decision
                       label="Recusar"
-                      ariaLabel={`Recusar a antecipação de ${money(a.grossCents)}`}
+                      ariaLabel={`Recusar a antecipação de ${money(a.grossCents)} de ${a.accountName ?? `#${a.accountId}`}`}
                       title="Recusar a antecipação?"
                       danger
                       run={async () => {
@@ -75,8 +79,9 @@ export function Anticipations() {
                       onDone={() => void load()}
                     >
                       <p>
-                        A antecipação de {money(a.grossCents)} é recusada; os recebíveis seguem nas datas de
-                        sempre.
+                        A antecipação de {money(a.grossCents)} de{' '}
+                        <strong>{a.accountName ?? `Conta #${a.accountId}`}</strong> é recusada; os recebíveis
+                        seguem nas datas de sempre.
                       </p>
                     </Decision>
                   </>

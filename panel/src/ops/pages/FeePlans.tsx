@@ -4,7 +4,8 @@ import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { api, type FeePlan, reaches } from '../api';
 import { Decision } from '../Decision';
 
-const pct = (text: string) => `${text.replace('.', ',')} %`;
+/** A plan's percent as the API gives it ("3.19"), written as people read it ("3,19 %"). */
+export const pct = (text: string) => `${text.replace('.', ',')} %`;
 /** "2,99" → "2.99" (the API's decimal strings). */
 const percentOf = (typed: string) => typed.trim().replace(',', '.');
 
@@ -141,7 +142,8 @@ export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: (
   const [planId, setPlanId] = useState('');
   const { error, attempt } = useAttempt();
   useEffect(() => {
-    void attempt(async () => setPlans((await api.feePlans()).data));
+    // the plans are finance's to read: another role is not sent to be refused
+    if (reaches('finance')) void attempt(async () => setPlans((await api.feePlans()).data));
   }, []);
   if (!reaches('finance') || plans.length === 0) return null;
   const plan = plans.find((p) => String(p.id) === planId);
