@@ -55,7 +55,7 @@ describe('finance in the console', () => {
       .click();
     await page.getByRole('status').getByText('Plano "Varejo 2026" criado.').waitFor();
     const plans = page.getByRole('table', { name: 'Planos de tarifas' });
-    await plans.getByRole('cell', { name: 'Varejo 2026' }).waitFor();
+    await plans.getByRole('cell', { name: 'Varejo 2026', exact: true }).waitFor();
     await plans.getByRole('cell', { name: '3,19 %' }).waitFor();
     await clean('console-finance-01-plans');
 
@@ -75,6 +75,18 @@ describe('finance in the console', () => {
     await page.getByText('Varejo 2026 (no lugar das tarifas próprias da conta)').waitFor();
     expect(await page.getByRole('region', { name: 'Tarifas' }).textContent()).toContain('3,19 %');
     await clean('console-finance-02-account-plan');
+
+    // a plan is changed from its row (PATCH): sales made before keep their fees, which the dialog says
+    await menu.getByRole('link', { name: 'Tarifas' }).click();
+    await page.getByRole('button', { name: 'Alterar o plano Varejo 2026' }).click();
+    expect(await page.getByLabel('Crédito à vista (%)').inputValue()).toBe('3,19');
+    await page.getByLabel('Crédito à vista (%)').fill('3,29');
+    await page.getByRole('button', { name: 'Salvar plano' }).click();
+    const change = page.getByRole('dialog', { name: 'Alterar o plano de tarifas?' });
+    await change.getByText('vale só para as vendas criadas depois').waitFor();
+    await change.getByRole('button', { name: 'Salvar plano' }).click();
+    await page.getByRole('status').getByText('Plano "Varejo 2026" alterado').waitFor();
+    await plans.getByRole('cell', { name: '3,29 %' }).waitFor();
 
     await menu.getByRole('link', { name: 'Antecipações' }).click();
     const table = page.getByRole('table', { name: 'Antecipações' });

@@ -144,6 +144,8 @@ export const api = {
   createRiskRule: (body: RiskRuleInput) => request<RiskRule>('POST', '/api/ops/risk-rules', body),
   deleteRiskRule: (id: number) => request<null>('DELETE', `/api/ops/risk-rules/${id}`),
   createFeePlan: (body: FeePlanInput) => request<FeePlan>('POST', '/api/ops/fee-plans', body),
+  updateFeePlan: (id: number, body: Partial<FeePlanInput>) =>
+    request<FeePlan>('PATCH', `/api/ops/fee-plans/${id}`, body),
   assignFeePlan: (accountId: number, planId: number) =>
     request<FeePlan>('POST', `/api/ops/accounts/${accountId}/fee-plan`, { planId }),
   anticipations: (status?: string) =>

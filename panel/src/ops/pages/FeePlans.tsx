@@ -22,8 +22,27 @@ const EMPTY = {
   cashoutFixed: '0,00',
 };
 
-function NewPlan({ onMade }: { onMade: () => void }) {
-  const [form, setForm] = useState(EMPTY);
+/** A plan's values as the form shows them ("3.19" → "3,19", 249 cents → "2,49"). */
+function formOf(p: FeePlan): typeof EMPTY {
+  const comma = (text: string) => text.replace('.', ',');
+  const reais = (cents: number) => (cents / 100).toFixed(2).replace('.', ',');
+  return {
+    name: p.name,
+    pixPercent: comma(p.pixPercent),
+    pixFixed: reais(p.pixFixedCents),
+    boletoFixed: reais(p.boletoFixedCents),
+    credit1: comma(p.creditPercent['1']),
+    credit2to6: comma(p.creditPercent['2-6']),
+    credit7to12: comma(p.creditPercent['7-12']),
+    debitPercent: comma(p.debitPercent),
+    anticipation: comma(p.anticipationMonthlyPercent),
+    cashoutFixed: reais(p.cashoutFixedCents),
+  };
+}
+
+/** A new plan, or (given `plan`) a change of one: its sales keep the fees they were made with. */
+function PlanForm({ plan, onMade, onClose }: { plan?: FeePlan; onMade: () => void; onClose?: () => void }) {
+  const [form, setForm] = useState(plan ? formOf(plan) : EMPTY);
   const field = (key: keyof typeof EMPTY, label: string) => (
     <div>
       <label for={`plan-${key}`}>{label}</label>
@@ -35,8 +54,22 @@ function NewPlan({ onMade }: { onMade: () => void }) {
       />
     </div>
   );
+  const body = () => ({
+    name: form.name.trim(),
+    pixPercent: percentOf(form.pixPercent),
+    pixFixedCents: centsOf(form.pixFixed) ?? -1,
+    boletoFixedCents: centsOf(form.boletoFixed) ?? -1,
+    creditPercent: {
+      '1': percentOf(form.credit1),
+      '2-6': percentOf(form.credit2to6),
+      '7-12': percentOf(form.credit7to12),
+    },
+    debitPercent: percentOf(form.debitPercent),
+    anticipationMonthlyPercent: percentOf(form.anticipation),
+    cashoutFixedCents: centsOf(form.cashoutFixed) ?? -1,
+  });
   return (
-    <Card title="Novo plano">
+    <Card title={plan ? `Alterar o plano ${plan.name}` : 'Novo plano'}>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         {field('name', 'Nome do plano')}
         {field('pixPercent', 'PIX (%)')}
@@ -50,36 +83,36 @@ function NewPlan({ onMade }: { onMade: () => void }) {
         {field('cashoutFixed', 'Saque (R$)')}
         <Decision
           submit
-          label="Criar plano"
-          title="Criar o plano de tarifas?"
-          confirmLabel="Criar plano"
+          label={plan ? 'Salvar plano' : 'Criar plano'}
+          title={plan ? 'Alterar o plano de tarifas?' : 'Criar o plano de tarifas?'}
+          confirmLabel={plan ? 'Salvar plano' : 'Criar plano'}
           run={async () => {
-            const plan = await api.createFeePlan({
-              name: form.name.trim(),
-              pixPercent: percentOf(form.pixPercent),
-              pixFixedCents: centsOf(form.pixFixed) ?? -1,
-              boletoFixedCents: centsOf(form.boletoFixed) ?? -1,
-              creditPercent: {
-                '1': percentOf(form.credit1),
-                '2-6': percentOf(form.credit2to6),
-                '7-12': percentOf(form.credit7to12),
-              },
-              debitPercent: percentOf(form.debitPercent),
-              anticipationMonthlyPercent: percentOf(form.anticipation),
-              cashoutFixedCents: centsOf(form.cashoutFixed) ?? -1,
-            });
+            if (plan) {
+              const changed = await api.updateFeePlan(plan.id, body());
+              return `Plano "${changed.name}" alterado: vale para as vendas criadas a partir de agora.`;
+            }
+            const made = await api.createFeePlan(body());
             setForm(EMPTY);
-            return `Plano "${plan.name}" criado. Aplique-o a uma conta na página dela.`;
+            return `Plano "${made.name}" criado. Aplique-o a uma conta na página dela.`;
           }}
-          onDone={onMade}
+          onDone={() => {
+            onMade();
+            onClose?.();
+          }}
         >
           <p>
             <strong>{form.name.trim()}</strong>: PIX {form.pixPercent} % + R$ {form.pixFixed}, boleto R${' '}
             {form.boletoFixed}, crédito {form.credit1} % / {form.credit2to6} % / {form.credit7to12} %, débito{' '}
-            {form.debitPercent} %, antecipação {form.anticipation} % ao mês, saque R$ {form.cashoutFixed}. Um
-            plano não muda depois de usado por vendas: as tarifas de uma venda são fixadas ao criá-la.
+            {form.debitPercent} %, antecipação {form.anticipation} % ao mês, saque R$ {form.cashoutFixed}. As
+            tarifas de uma venda são fixadas ao criá-la: {plan ? 'a mudança' : 'uma mudança do plano'} vale só
+            para as vendas criadas depois.
           </p>
         </Decision>
+        {onClose && (
+          <button type="button" class="secondary" onClick={onClose}>
+            Cancelar
+          </button>
+        )}
       </form>
     </Card>
   );
@@ -88,6 +121,7 @@ function NewPlan({ onMade }: { onMade: () => void }) {
 /** Tarifas: the fee plans (finance creates them; an account is put on one from its page). */
 export function FeePlans() {
   const [plans, setPlans] = useState<FeePlan[] | null>(null);
+  const [editing, setEditing] = useState<FeePlan | null>(null);
   const { error, attempt } = useAttempt();
   const load = () => attempt(async () => setPlans((await api.feePlans()).data));
   useEffect(() => {
@@ -110,6 +144,7 @@ export function FeePlans() {
             'Débito',
             'Antecipação',
             'Saque',
+            '',
           ]}
           empty={plans.length === 0 && 'Nenhum plano ainda.'}
         >
@@ -127,11 +162,26 @@ export function FeePlans() {
               <td>{pct(p.debitPercent)}</td>
               <td>{pct(p.anticipationMonthlyPercent)} a.m.</td>
               <td>{money(p.cashoutFixedCents)}</td>
+              <td>
+                {reaches('finance') && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Alterar o plano ${p.name}`}
+                    onClick={() => setEditing(p)}
+                  >
+                    Alterar
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </Table>
       )}
-      {reaches('finance') && <NewPlan onMade={load} />}
+      {reaches('finance') && editing && (
+        <PlanForm key={editing.id} plan={editing} onMade={load} onClose={() => setEditing(null)} />
+      )}
+      {reaches('finance') && !editing && <PlanForm onMade={load} />}
     </section>
   );
 }
