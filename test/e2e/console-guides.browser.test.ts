@@ -176,6 +176,15 @@ describe('the console guides the operator, and the merchant hears the reasons', 
     const whatColumn = await audit.locator('tbody tr td:nth-child(3)').allTextContents();
     expect(whatColumn.length).toBeGreaterThan(0);
     for (const what of whatColumn) expect(what).not.toMatch(/^[a-z_-]+(\.[a-z_-]+)?$/);
+    // what each action changed, before and after (the suspension: the status it left and the one it set)
+    await audit
+      .getByRole('cell', { name: /Depois: .*status: suspended/ })
+      .first()
+      .waitFor();
+    await audit
+      .getByRole('cell', { name: /Antes: status: active/ })
+      .first()
+      .waitFor();
     await clean(page, 'console-guides-05-audit');
 
     // Relatórios: TPV and fees per day as a chart, beside the table

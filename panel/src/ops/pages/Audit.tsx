@@ -7,11 +7,34 @@ import { AUDIT_ACTION, AUDIT_ACTOR, auditTarget } from '../labels';
 
 type Entry = AuditPage['data'][number];
 
+/** A before or after as one line of "field: value" pairs (an object), or the value itself. */
+function stateText(state: unknown): string {
+  if (state === null || state === undefined) return '';
+  if (typeof state !== 'object') return String(state);
+  return Object.entries(state as Record<string, unknown>)
+    .map(([k, v]) => `${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`)
+    .join('; ');
+}
+
+/** What the action changed: before → after, as recorded. */
+function Change({ e }: { e: Entry }) {
+  const before = stateText(e.before);
+  const after = stateText(e.after);
+  if (!before && !after) return <>—</>;
+  return (
+    <>
+      {before && <span>Antes: {before}</span>}
+      {before && after && <br />}
+      {after && <span>Depois: {after}</span>}
+    </>
+  );
+}
+
 function Rows({ rows }: { rows: Entry[] }) {
   return (
     <Table
       label="Auditoria"
-      head={['Quando', 'Operador', 'O quê', 'Conta', 'Alvo', 'IP']}
+      head={['Quando', 'Operador', 'O quê', 'Conta', 'Alvo', 'Mudança', 'IP']}
       empty={rows.length === 0 && 'Nada registrado.'}
     >
       {rows.map((e) => (
@@ -23,6 +46,9 @@ function Rows({ rows }: { rows: Entry[] }) {
             {e.accountId ? <a href={`#/contas/${e.accountId}`}>{e.accountName ?? `#${e.accountId}`}</a> : '—'}
           </td>
           <td>{auditTarget(e.target)}</td>
+          <td class="text">
+            <Change e={e} />
+          </td>
           <td>{e.ip ?? '—'}</td>
         </tr>
       ))}
