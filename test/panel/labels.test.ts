@@ -78,4 +78,19 @@ describe('errorMeaning', () => {
       'Muitas tentativas. Aguarde um pouco e tente de novo.',
     );
   });
+
+  it("names a risk rule's condition the server refused (the console's form)", () => {
+    expect(errorMeaning('VALIDATION_ERROR', 'when.ipIn: "203.0.113.999" is not valid')).toBe(
+      'Dados inválidos: confira os IPs (endereços ou faixas, como 203.0.113.0/24).',
+    );
+    expect(
+      errorMeaning(
+        'VALIDATION_ERROR',
+        'when must have at least one condition: a rule matching every sale is not a rule',
+      ),
+    ).toBe('Dados inválidos: confira as condições: uma regra precisa de pelo menos uma.');
+    expect(errorMeaning('VALIDATION_ERROR', 'when.binIn has more than 10000 entries')).toBe(
+      'Dados inválidos: confira os BINs (6 dígitos).',
+    );
+  });
 });

@@ -28,7 +28,10 @@ export function fieldOfMessage(message: string): { path: string; reason: string 
     /^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)*) ((?:must|is|are|should|cannot|has|needs)\b.*)$/s.exec(
       message,
     );
-  return lead ? { path: lead[1]!, reason: lead[2]! } : null;
+  if (lead) return { path: lead[1]!, reason: lead[2]! };
+  // a list's entry named after its field: "when.ipIn: \"x\" is not valid" (a risk rule's)
+  const entry = /^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z0-9]+)+): (.*)$/s.exec(message);
+  return entry ? { path: entry[1]!, reason: entry[2]! } : null;
 }
 
 const REASONS: [RegExp, (m: RegExpExecArray) => string][] = [

@@ -254,6 +254,16 @@ const FIELDS: [RegExp, string][] = [
   [/^expiresAt\b/, 'a validade'],
   [/^(graceHours|overlapHours)\b/, 'o prazo de troca'],
   [/^(from|to|since)\b/, 'o período'],
+  // a risk rule's conditions
+  [/^when\.ipIn\b/, 'os IPs (endereços ou faixas, como 203.0.113.0/24)'],
+  [/^when\.documentIn\b/, 'os CPFs/CNPJs'],
+  [/^when\.emailDomainIn\b/, 'os domínios de e-mail'],
+  [/^when\.emailIn\b/, 'os e-mails'],
+  [/^when\.binIn\b/, 'os BINs (6 dígitos)'],
+  [/^when\.cardFingerprintIn\b/, 'as impressões de cartão'],
+  [/^when\.amountCentsAbove\b/, 'o valor acima do qual a regra vale'],
+  [/^when\.methods\b/, 'as formas de pagamento'],
+  [/^when\b/, 'as condições: uma regra precisa de pelo menos uma'],
 ];
 
 /** An API error in Portuguese: what its code means, and which field or value it is about when that is known. */
