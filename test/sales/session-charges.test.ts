@@ -3,6 +3,7 @@
  * charges still awaiting payment, so that a boleto issued before the payer paid by PIX cannot be paid too.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADDRESS } from '../boletos/fixtures.js';
 import { createSession, PAYER, type PixPaymentBody } from '../checkout/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -12,15 +13,6 @@ import { eventsOf, moveTo } from './fixtures.js';
 
 let server: TestServer;
 let merchant: TestMerchant;
-
-const ADDRESS = {
-  street: 'Rua das Flores',
-  number: '100',
-  district: 'Centro',
-  city: 'São Paulo',
-  state: 'SP',
-  zipCode: '01001-000',
-};
 
 beforeAll(async () => {
   server = await startServer();
