@@ -7325,7 +7325,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put an account on a fee plan (audited): its sales from now on are priced by it
+         * Put an account on a fee plan (audited): its sales from now on are priced by it; a closed account keeps its plan (409)
          * @description Operators: finance (Financeiro) and above.
          */
         post: {
@@ -7472,6 +7472,20 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
                             };
                         };
                     };

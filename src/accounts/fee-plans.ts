@@ -174,13 +174,16 @@ export async function assignFeePlan(
 ): Promise<{ before: FeePlanView | null; after: FeePlanView }> {
   const plan = await findFeePlan(tx, planId);
   if (!plan) throw new AppError('VALIDATION_ERROR', `no fee plan with id ${planId}`);
-  const [row] = await tx.query<{ old: number | null }>(
+  const [row] = await tx.query<{ old: number | null; status: string }>(
     `UPDATE accounts a SET fee_plan_id = $2, updated_at = now()
-       FROM (SELECT id, fee_plan_id FROM accounts WHERE id = $1 FOR UPDATE) old
-      WHERE a.id = old.id RETURNING old.fee_plan_id AS old`,
+       FROM (SELECT id, fee_plan_id, status FROM accounts WHERE id = $1 FOR UPDATE) old
+      WHERE a.id = old.id RETURNING old.fee_plan_id AS old, old.status`,
     [accountId, planId],
   );
   if (!row) throw notFound('Account not found');
+  // a closed account sells nothing again: a plan put on it would price nothing, and its audit would mislead
+  if (row.status === 'closed')
+    throw new AppError('INVALID_STATUS', 'The account is closed: its fee plan no longer changes');
   const before = row.old === null ? null : await findFeePlan(tx, Number(row.old));
   return { before, after: plan };
 }

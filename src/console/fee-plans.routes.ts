@@ -70,14 +70,15 @@ export async function consoleFeePlanRoutes(
   app.post(
     '/api/ops/accounts/:id/fee-plan',
     {
-      config: { ...A, errors: ['NOT_FOUND'] },
+      config: { ...A, errors: ['NOT_FOUND', 'INVALID_STATUS'] },
       onRequest: deps.requireOperator,
       schema: {
         tags: ['console'],
-        summary: 'Put an account on a fee plan (audited): its sales from now on are priced by it',
+        summary:
+          'Put an account on a fee plan (audited): its sales from now on are priced by it; a closed account keeps its plan (409)',
         params: AccountIdParam,
         body: Type.Object({ planId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-        response: { 200: FeePlan, ...errors },
+        response: { 200: FeePlan, ...errors, 409: EnvelopeErrorBody },
       },
     },
     async (request) => actions.assign(Number(request.params.id), request.body.planId, operatorActor(request)),

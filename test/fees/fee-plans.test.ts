@@ -117,6 +117,32 @@ describe('fee plans in the console', () => {
   });
 });
 
+describe('putting an account on a plan', () => {
+  it('is refused for a closed account (409), its plan unchanged', async () => {
+    const admin = await createOperator(server, 'admin');
+    const merchant = await createMerchant(server);
+    const planId = await planFor(server, finance, merchant, planBody(unique('closed')));
+    const other = await planFor(server, finance, null, planBody(unique('after close')));
+    const closed = await call('POST', `${server.url}/api/ops/accounts/${merchant.accountId}/close`, {
+      headers: admin.ops,
+      body: { reason: 'encerrada a pedido' },
+    });
+    expect(closed.status, closed.text).toBe(200);
+    const refused = await call('POST', `${server.url}/api/ops/accounts/${merchant.accountId}/fee-plan`, {
+      headers: finance.ops,
+      body: { planId: other },
+    });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body).toMatchObject({ error: { code: 'INVALID_STATUS' } });
+    expect(refused.text).toContain('closed');
+    const [row] = await db().query<{ fee_plan_id: string }>(
+      'SELECT fee_plan_id FROM accounts WHERE id = $1',
+      [merchant.accountId],
+    );
+    expect(Number(row!.fee_plan_id)).toBe(planId);
+  });
+});
+
 describe('a sale’s fees come from the plan in force when it was created', () => {
   it('prices every method by the plan, and a plan change never reaches a sale made before it', async () => {
     const m = await createMerchant(server);
