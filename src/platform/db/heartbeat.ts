@@ -5,6 +5,10 @@ import type { HostAddress, HostList } from './hosts.js';
 const EVERY_MS = 1_000;
 /** A current host that has not answered for this long is lost. */
 const TIMEOUT_MS = 5_000;
+/** However old the last answer, a question is given this long before its silence counts. */
+const MIN_WAIT_MS = 1_000;
+/** A timer this late means the process itself was held up (its event loop busy), not the host. */
+const STALL_MS = 250;
 
 /** What the heartbeat watches and tells: the locator. */
 export interface Watched {
@@ -20,22 +24,29 @@ export interface Watched {
  * current host every second whether it is there and still fits (a primary demoted in place is read-only);
  * a wrong answer is reported at once, silence once no answer has come for TIMEOUT_MS. One slow connect or
  * beat on a busy machine is not silence: cutting every connection for it would fail requests a live host
- * was about to answer. Long-running processes only.
+ * was about to answer. Nor is a process that could not listen: while its event loop is held up (a start
+ * evaluating its modules, a burst of CPU work on a shared machine), an answer waits unread in its socket, and
+ * the time it was held up is not counted as the host's silence. Long-running processes only.
  */
 export class Heartbeat {
   private readonly timer: NodeJS.Timeout;
   private client: pg.Client | null = null;
   private host: HostAddress | null = null;
   private busy = false;
-  /** When the watched host last answered (or began to be watched). */
+  /** When the watched host last answered (or began to be watched), moved on by the time the process stalled. */
   private answeredAt = Date.now();
+  /** Up to when stalls have been credited (one stall seen by two timers counts once). */
+  private creditedTo = Date.now();
 
   constructor(
     private readonly watched: Watched,
     private readonly list: HostList,
     private readonly applicationName: string,
   ) {
+    let due = Date.now() + EVERY_MS;
     this.timer = setInterval(() => {
+      this.stalled(due);
+      due = Date.now() + EVERY_MS;
       if (this.busy || !this.watched.available) return;
       this.busy = true;
       void this.beat().finally(() => {
@@ -60,9 +71,18 @@ export class Heartbeat {
     }
     let timer: NodeJS.Timeout | undefined;
     try {
-      const left = Math.max(this.answeredAt + TIMEOUT_MS - Date.now(), 0);
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer')), left);
+        const arm = () => {
+          const wait = Math.max(this.answeredAt + TIMEOUT_MS - Date.now(), MIN_WAIT_MS);
+          const due = Date.now() + wait;
+          timer = setTimeout(() => {
+            // held up past its time: the answer may be in the socket, unread; ask the clock again
+            if (this.stalled(due)) arm();
+            // the poll phase reads what came while this timer waited to run, before the silence is decided
+            else setImmediate(() => reject(new Error('no answer')));
+          }, wait);
+        };
+        arm();
       });
       if (!this.client) {
         this.client = probeClient(this.list, host, this.applicationName);
@@ -78,6 +98,21 @@ export class Heartbeat {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Whether a timer due at `due` runs only now, the process held up past STALL_MS; that time (counted once,
+   * whichever timer saw it first) moves the last answer on.
+   */
+  private stalled(due: number): boolean {
+    const now = Date.now();
+    if (now - due <= STALL_MS) return false;
+    const held = now - Math.max(due, this.creditedTo);
+    if (held > 0) {
+      this.answeredAt = Math.min(this.answeredAt + held, now);
+      this.creditedTo = now;
+    }
+    return true;
   }
 
   private lose(host: HostAddress): void {

@@ -1,6 +1,7 @@
 /**
  * The heartbeat tells a silent host from a slow one: a connect that times out once on a busy machine must not
- * cut every connection to a host that is still there; a host that stops answering altogether is reported.
+ * cut every connection to a host that is still there, nor may a process whose own event loop was held up; a host
+ * that stops answering altogether is reported.
  */
 import { afterEach, expect, it } from 'vitest';
 import { Heartbeat, type Watched } from '../../../src/platform/db/heartbeat.js';
@@ -53,4 +54,14 @@ it('reports a host that stops answering, and not before its last answer is 5 s o
   relay.blackhole();
   await expect.poll(() => silences.length, { timeout: 15_000, interval: 100 }).toBe(1);
   expect(silences[0]! - dark).toBeGreaterThanOrEqual(3_000);
+});
+
+it('keeps its host while the process itself is held up for 7 s (an answer left unread is not silence)', async () => {
+  const { start, silences } = await watchThroughRelay();
+  start();
+  await new Promise((r) => setTimeout(r, 2_500)); // it has answered by now
+  // the event loop blocked, as a process's start evaluating its modules on a busy machine holds it
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 7_000);
+  await new Promise((r) => setTimeout(r, 4_000));
+  expect(silences).toEqual([]);
 });

@@ -55,11 +55,34 @@ afterAll(async () => {
 });
 
 let n = 0;
-const cashout = (): Promise<Response<{ uuid: string }>> =>
-  call<{ uuid: string }>('POST', `${url}/api/public/cashout`, {
-    headers: { ...merchant.keys, 'idempotency-key': `part-${n++}` },
+const started = Date.now();
+/**
+ * A cashout, answered within 45 s or failed naming it and the gateway's database state: every wait of the
+ * gateway's is bounded (the heartbeat's 5 s, a connect's 5 s, a pooled connection's 10 s), so a request still
+ * unanswered then is one the gateway lost, and the test says which it was rather than timing out.
+ */
+const cashout = (): Promise<Response<{ uuid: string }>> => {
+  const i = n++;
+  const sentAt = Date.now() - started;
+  const answer = call<{ uuid: string }>('POST', `${url}/api/public/cashout`, {
+    headers: { ...merchant.keys, 'idempotency-key': `part-${i}` },
     body: { amount: 100, pixKey: '52998224725' },
   });
+  let timer: NodeJS.Timeout | undefined;
+  const lost = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const db = runtime.platform.db;
+      reject(
+        new Error(
+          `cashout ${i} (sent ${sentAt} ms into the file) had no answer in 45 s; the database: ` +
+            `available ${db.available}, host ${db.host} (primary ${primary.port}, proxy ${proxy.port}, standby ${standby.host}), ` +
+            `requests waiting for a connection ${db.waiting}`,
+        ),
+      );
+    }, 45_000);
+  });
+  return Promise.race([answer, lost]).finally(() => clearTimeout(timer));
+};
 
 it('answers 503 to what waited on a vanished primary, and serves from the promoted standby', async () => {
   expect((await cashout()).status).toBe(201);
