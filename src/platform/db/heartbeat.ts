@@ -8,12 +8,13 @@ const TIMEOUT_MS = 5_000;
 /** However old the last answer, a question is given this long before its silence counts. */
 const MIN_WAIT_MS = 1_000;
 /** A timer this late means the process itself was held up (its event loop busy), not the host. */
-const STALL_MS = 250;
+const STALL_MS = 1_000;
+/** At most this much of one silence is put down to the process's own stalls: a saturated process still decides. */
+const MAX_CREDIT_MS = 10_000;
 
 /** What the heartbeat watches and tells: the locator. */
 export interface Watched {
   readonly target: HostAddress;
-  readonly available: boolean;
   /** The current host did not answer, or no longer fits. */
   silent(host: HostAddress): void;
 }
@@ -26,7 +27,10 @@ export interface Watched {
  * beat on a busy machine is not silence: cutting every connection for it would fail requests a live host
  * was about to answer. Nor is a process that could not listen: while its event loop is held up (a start
  * evaluating its modules, a burst of CPU work on a shared machine), an answer waits unread in its socket, and
- * the time it was held up is not counted as the host's silence. Long-running processes only.
+ * the time it was held up (up to MAX_CREDIT_MS) is not counted as the host's silence. It beats on while the
+ * locator searches: a search that a failed statement started cuts nothing, and the connections still waiting
+ * on a silent host are cut only once the heartbeat finds it silent (else they would wait for the search's end,
+ * and the requests queued behind them with them). Long-running processes only.
  */
 export class Heartbeat {
   private readonly timer: NodeJS.Timeout;
@@ -37,6 +41,8 @@ export class Heartbeat {
   private answeredAt = Date.now();
   /** Up to when stalls have been credited (one stall seen by two timers counts once). */
   private creditedTo = Date.now();
+  /** How much the last answer was moved on by stalls since it came. */
+  private credit = 0;
 
   constructor(
     private readonly watched: Watched,
@@ -47,7 +53,7 @@ export class Heartbeat {
     this.timer = setInterval(() => {
       this.stalled(due);
       due = Date.now() + EVERY_MS;
-      if (this.busy || !this.watched.available) return;
+      if (this.busy) return;
       this.busy = true;
       void this.beat().finally(() => {
         this.busy = false;
@@ -67,7 +73,7 @@ export class Heartbeat {
     if (this.host !== host) {
       this.stopClient();
       this.host = host;
-      this.answeredAt = Date.now();
+      this.answered();
     }
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -89,7 +95,7 @@ export class Heartbeat {
         await Promise.race([this.client.connect(), late]);
       }
       const state = await Promise.race([readState(this.client, host), late]);
-      this.answeredAt = Date.now();
+      this.answered();
       if (!fits(state, this.list.attrs)) this.lose(host);
     } catch {
       if (this.client) destroyClient(this.client);
@@ -106,13 +112,19 @@ export class Heartbeat {
    */
   private stalled(due: number): boolean {
     const now = Date.now();
-    if (now - due <= STALL_MS) return false;
-    const held = now - Math.max(due, this.creditedTo);
+    if (now - due <= STALL_MS || this.credit >= MAX_CREDIT_MS) return false;
+    const held = Math.min(now - Math.max(due, this.creditedTo), MAX_CREDIT_MS - this.credit);
     if (held > 0) {
       this.answeredAt = Math.min(this.answeredAt + held, now);
+      this.credit += held;
       this.creditedTo = now;
     }
     return true;
+  }
+
+  private answered(): void {
+    this.answeredAt = Date.now();
+    this.credit = 0;
   }
 
   private lose(host: HostAddress): void {

@@ -4,7 +4,9 @@
  * that stops answering altogether is reported.
  */
 import { afterEach, expect, it } from 'vitest';
+import { openDb } from '../../../src/platform/db/db.js';
 import { Heartbeat, type Watched } from '../../../src/platform/db/heartbeat.js';
+import type { HostLocator } from '../../../src/platform/db/host-locator.js';
 import { type HostList, parseHostList } from '../../../src/platform/db/hosts.js';
 import { urlFor } from '../../support/pg.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
@@ -26,7 +28,6 @@ async function watchThroughRelay(): Promise<{ relay: TcpProxy; start(): void; si
   const silences: number[] = [];
   const watched: Watched = {
     target: list.hosts[0]!,
-    available: true,
     silent: () => silences.push(Date.now()),
   };
   return {
@@ -64,4 +65,34 @@ it('keeps its host while the process itself is held up for 7 s (an answer left u
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 7_000);
   await new Promise((r) => setTimeout(r, 4_000));
   expect(silences).toEqual([]);
+});
+
+it('cuts what waits on a silent host though a failed statement started the search (it beats on while searching)', async () => {
+  const url = new URL(urlFor('postgres'));
+  const relay = await startTcpProxy(Number(url.port || 5432));
+  proxy = relay;
+  url.port = String(relay.port);
+  const db = openDb({ databaseUrl: url.toString(), failoverTimeoutMs: 60_000 });
+  try {
+    await db.locate();
+    db.startHeartbeat();
+    const waiting = db.tx(async (tx) => {
+      await tx.query('SELECT 1');
+      relay.blackhole();
+      // as a statement's lost connection does (the host is not known to be silent yet): a search, nothing cut
+      (db as unknown as { locator: HostLocator }).locator.lost();
+      return tx.query('SELECT 2');
+    });
+    const outcome = await Promise.race([
+      waiting.then(
+        () => 'answered',
+        (err: Error) => err.message,
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting after 20 s'), 20_000)),
+    ]);
+    expect(outcome).toMatch(/^Connection terminated/);
+    expect(db.available).toBe(false); // the search goes on: the host is still silent
+  } finally {
+    await db.close();
+  }
 });
