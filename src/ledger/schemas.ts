@@ -60,7 +60,9 @@ export const ReceivablesPage = Type.Object(
     data: Type.Array(
       Type.Object({
         date: Type.String({ description: 'YYYY-MM-DD (São Paulo): when it reaches available' }),
-        amount: Type.Integer({ description: 'Cents due that day' }),
+        amount: Type.Integer({
+          description: 'Cents due that day: every installment, settled or not (each says which)',
+        }),
         installments: Type.Array(
           Type.Object({
             saleUuid: Type.String({ format: 'uuid' }),

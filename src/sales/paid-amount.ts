@@ -116,7 +116,7 @@ export async function recordAmountDueNow(db: Db, id: PublicId, accountId: number
     return;
   await db.tx(async (tx) => {
     const sale = await lockSale(tx, found.id);
-    if (!sale || sale.status !== 'PENDENTE' || sale.paid_amount !== null) return;
+    if (sale?.status !== 'PENDENTE' || sale.paid_amount !== null) return;
     const due = await amountDue(tx, sale, new Date());
     if (due !== null && due !== sale.amount) await recordPaidAmount(tx, sale, due);
   });

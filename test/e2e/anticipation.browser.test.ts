@@ -63,6 +63,17 @@ describe('Agenda de recebíveis: Antecipar', () => {
       .getByRole('status')
       .getByText(/Antecipação paga/)
       .waitFor();
+    // the agenda, read again: the two days anticipated are available, the third still to come
+    const agenda = page.getByRole('table', { name: 'Agenda de recebíveis' });
+    await expect
+      .poll(async () => (await agenda.innerText()).replace(/\s+/g, ' '))
+      .toContain(`${brDate(plusDays(60))} R$ 100,00 já disponível`);
+    const days = (await agenda.getByRole('row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    expect(days[1]).toContain(`${brDate(plusDays(30))} R$ 100,00 já disponível`);
+    expect(days[3]).toMatch(new RegExp(`^${brDate(plusDays(90))} R\\$ 100,00 parcela 3/3`));
+    expect((await page.getByText('A receber no período').innerText()).replace(/\s+/g, ' ')).toContain(
+      'A receber no período: R$ 100,00.',
+    );
     await shot(page, 'anticipation-02-paid');
     expect(await buckets(server.runtime.platform.db, m.accountId)).toMatchObject({
       available: 19100,

@@ -44,7 +44,9 @@ export function Receivables() {
         {page?.data.map((d) => (
           <tr key={d.date}>
             <td>{day(d.date)}</td>
-            <td class="money">{money(d.amount)}</td>
+            <td class="money">
+              <DayAmount day={d} />
+            </td>
             <td class="text">
               <ul class="plain">
                 {d.installments.map((i) => (
@@ -61,6 +63,22 @@ export function Receivables() {
           </tr>
         ))}
       </Table>
+    </>
+  );
+}
+
+/**
+ * What a day still brings, as the header counts it: its installments not yet available. A day with some
+ * already settled says so beside it (the API's `amount` is every installment due that day).
+ */
+function DayAmount({ day: d }: { day: ReceivablesPage['data'][number] }) {
+  const toCome = d.installments.filter((i) => !i.settled).reduce((sum, i) => sum + i.amount, 0);
+  if (toCome === d.amount) return <>{money(d.amount)}</>;
+  if (toCome === 0) return <span class="muted">{money(d.amount)} já disponível</span>;
+  return (
+    <>
+      {money(toCome)}
+      <span class="muted"> · {money(d.amount - toCome)} já disponível</span>
     </>
   );
 }

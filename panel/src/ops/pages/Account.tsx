@@ -342,8 +342,11 @@ export function Account({ id }: { id: number }) {
               <dd>{money(detail.plan.boletoFixedCents)}</dd>
               <dt>Crédito</dt>
               <dd>
-                à vista {pct(detail.plan.creditPercent['1'])}; 2 a 6x {pct(detail.plan.creditPercent['2-6'])};
-                7 a 12x {pct(detail.plan.creditPercent['7-12'])}
+                {[
+                  `à vista ${pct(detail.plan.creditPercent['1'])}`,
+                  `2 a 6x ${pct(detail.plan.creditPercent['2-6'])}`,
+                  `7 a 12x ${pct(detail.plan.creditPercent['7-12'])}`,
+                ].join('; ')}
               </dd>
               <dt>Débito</dt>
               <dd>{pct(detail.plan.debitPercent)}</dd>
