@@ -1025,7 +1025,7 @@ class ReceivablesPageDataItemInstallment(TypedDict):
 
 
 class ReceivablesPageDataItem(TypedDict):
-    # Cents due that day
+    # Cents due that day: every installment, settled or not (each says which)
     amount: int
     # YYYY-MM-DD (São Paulo): when it reaches available
     date: str

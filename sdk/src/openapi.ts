@@ -15393,7 +15393,7 @@ export interface paths {
                          */
                         "application/json": {
                             data: {
-                                /** @description Cents due that day */
+                                /** @description Cents due that day: every installment, settled or not (each says which) */
                                 amount: number;
                                 /** @description YYYY-MM-DD (São Paulo): when it reaches available */
                                 date: string;
@@ -21032,7 +21032,7 @@ export interface paths {
                          */
                         "application/json": {
                             data: {
-                                /** @description Cents due that day */
+                                /** @description Cents due that day: every installment, settled or not (each says which) */
                                 amount: number;
                                 /** @description YYYY-MM-DD (São Paulo): when it reaches available */
                                 date: string;
