@@ -49,7 +49,7 @@ const notAwaiting = (w: WithdrawalRow) =>
   );
 
 /** For a withdrawal an API key asked for, the e-mail of the user who created the key; else null. */
-async function keyCreatorOf(q: Queryable, requestedBy: string | null): Promise<string | null> {
+export async function keyCreatorOf(q: Queryable, requestedBy: string | null): Promise<string | null> {
   return requestedBy?.startsWith('api_key:')
     ? credentialCreatorEmail(q, requestedBy.slice('api_key:'.length))
     : null;

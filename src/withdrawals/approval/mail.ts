@@ -5,12 +5,8 @@ import { formatBrl } from '../../platform/money/money.js';
 import { maskDocument } from '../../platform/privacy/mask.js';
 import { greeting, nameForMail } from '../../platform/text/names.js';
 import type { WithdrawalRow } from '../data.js';
-import { APPROVAL_HOURS } from './decide.js';
+import { APPROVAL_HOURS, keyCreatorOf } from './decide.js';
 
-/**
- * "Saque aguardando aprovação" to every active user who may approve the withdrawal (never the one who asked),
- * one message per withdrawal and user however often the job runs.
- */
 /** "por ana@loja.com", or, for an API key, "pela integração (chave de API "ERP")" by the key's name. */
 async function requesterInWords(q: Queryable, requestedBy: string | null): Promise<string> {
   const publicKey = requestedBy?.startsWith('api_key:') ? requestedBy.slice('api_key:'.length) : null;
@@ -19,6 +15,11 @@ async function requesterInWords(q: Queryable, requestedBy: string | null): Promi
   return name ? `pela integração (chave de API "${name}")` : 'pela integração (uma chave de API)';
 }
 
+/**
+ * "Saque aguardando aprovação" to every active user who may approve the withdrawal: never the one who asked,
+ * nor the creator of the API key that asked (who may decline it, not approve it); one message per withdrawal
+ * and user however often the job runs.
+ */
 export async function mailApprovers(db: Db, outbox: MailOutbox, publicUrl: string, withdrawalIds: number[]) {
   await db.tx(async (tx) => {
     const rows = await tx.query<WithdrawalRow>(
@@ -30,8 +31,9 @@ export async function mailApprovers(db: Db, outbox: MailOutbox, publicUrl: strin
       const pixKey =
         w.pix_key_type === 'CPF' || w.pix_key_type === 'CNPJ' ? maskDocument(w.pix_key) : w.pix_key;
       const approvers = await activeUsersWithRole(tx, w.account_id, rolesWith('withdrawals.create'));
+      const keyCreator = await keyCreatorOf(tx, w.approval_requested_by);
       for (const user of approvers) {
-        if (user.email === w.approval_requested_by) continue;
+        if (user.email === w.approval_requested_by || user.email === keyCreator) continue;
         await queueMail(tx, outbox, {
           cause: `approval:${w.uuid}`,
           to: user.email,
