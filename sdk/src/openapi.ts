@@ -18118,7 +18118,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once) */
+        /** Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once); refused while the account is suspended or waiting for review (403) */
         post: {
             parameters: {
                 query?: never;
@@ -18230,6 +18230,18 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
+                        };
+                    };
+                };
+                /** @description Error shape D */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED";
                         };
                     };
                 };

@@ -91,14 +91,17 @@ export async function billingPageRoutes(
     '/api/public/billing/:token/card',
     {
       ...limited,
-      config: { errorShape: 'transaction' as const, errors: ['NOT_FOUND', 'RATE_LIMITED', 'INVALID_STATUS'] },
+      config: {
+        errorShape: 'transaction' as const,
+        errors: ['NOT_FOUND', 'RATE_LIMITED', 'INVALID_STATUS', 'ACCOUNT_SUSPENDED', 'ACCOUNT_NOT_ACTIVE'],
+      },
       schema: {
         ...schema,
         summary:
-          'Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once)',
+          'Another card for the subscription (tokenized at the acquirer and kept on file; a charge behind is tried at once); refused while the account is suspended or waiting for review (403)',
         params: TokenPath,
         body: CardTokenBody,
-        response: { 200: BillingPage, 409: TransactionErrorBody, ...errors },
+        response: { 200: BillingPage, 403: TransactionErrorBody, 409: TransactionErrorBody, ...errors },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import { accountName } from '../accounts/index.js';
+import { accountName, accountStanding } from '../accounts/index.js';
+import { accountRefusal } from '../auth/index.js';
 import { saveCard, savedCardsOf } from '../cards/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
@@ -48,6 +49,10 @@ export class CustomerPage {
     const sub = await this.find(token);
     if (sub.payment_method !== 'CREDIT_CARD') throw validation('this subscription is not paid by card');
     if (isFinal(sub.status)) throw new AppError('INVALID_STATUS', `this subscription is ${sub.status}`);
+    // a customer's card is one the account saves, and the charge it makes one the account opens: a suspended
+    // account or one waiting for review does neither (its claim would wait out its lease, the period unpaid)
+    const refused = accountRefusal(await accountStanding(this.db, sub.account_id), 'charge');
+    if (refused) throw refused;
     if (!this.tokenize) throw new AppError('PROCESSOR_UNAVAILABLE', 'card payments are not available');
     const { token: cardToken } = await this.tokenize(sub.account_id, card, ip);
     const due = await this.db.tx(async (tx) => {

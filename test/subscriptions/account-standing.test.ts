@@ -125,6 +125,44 @@ describe('subscriptions and the account’s standing', () => {
     expect(n).toBe(0);
   });
 
+  it('suspended: the billing page takes no card (403 ACCOUNT_SUSPENDED, nothing saved or tried); active again, the card given is charged at once', async () => {
+    const m = await createMerchant(server);
+    const planId = await plan(m, ['CREDIT_CARD']);
+    const customer = await api<{ id: string }>(m, 'POST', '/api/customers', CUSTOMER);
+    // made without a card: it waits for the customer's, given on the billing page
+    const made = await api<{ id: string; status: string; billingUrl: string }>(
+      m,
+      'POST',
+      '/api/subscriptions',
+      {
+        customerId: customer.body.id,
+        planId,
+        paymentMethod: 'CREDIT_CARD',
+      },
+    );
+    expect(made.status, made.text).toBe(201);
+    const card = `${server.url}/api/public/billing/${new URL(made.body.billingUrl).pathname.split('/').pop()}/card`;
+    expect((await ops(risk, `/api/ops/accounts/${m.accountId}/suspend`, { reason: 'análise' })).status).toBe(
+      200,
+    );
+    const refused = await call('POST', card, { body: cardBody(cardEnding('1')) });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toEqual({ message: expect.any(String), error: 'ACCOUNT_SUSPENDED' });
+    const [row] = await db().query<{ card_id: string | null; attempt: number; n: number }>(
+      `SELECT card_id, attempt, (SELECT count(*)::int FROM subscription_charges c WHERE c.subscription_id = s.id) AS n
+         FROM subscriptions s WHERE uuid = $1`,
+      [made.body.id],
+    );
+    expect(row).toEqual({ card_id: null, attempt: 0, n: 0 });
+    expect((await ops(risk, `/api/ops/accounts/${m.accountId}/reactivate`)).status).toBe(200);
+    const paid = await call<{ status: string; sales: { status: string }[] }>('POST', card, {
+      body: cardBody(cardEnding('1')),
+    });
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body.status).toBe('active');
+    expect(paid.body.sales.map((s) => s.status)).toEqual(['PAGO']);
+  });
+
   it('suspended: a renewal falling due waits (no try, no dunning, advance refused); active again, the current period alone is charged', async () => {
     const m = await createMerchant(server);
     const { customerId, cardId } = await customerWithCard(m);

@@ -6,6 +6,7 @@ export type Billing = Static<typeof BillingPage>;
 
 const REFUSALS: Record<number, string> = {
   400: 'Confira os dados do cartão e tente de novo.',
+  403: 'A loja não está recebendo pagamentos no momento. Tente de novo mais tarde.',
   404: 'Esta página não existe mais.',
   409: 'Esta assinatura foi encerrada.',
   429: 'Muitas tentativas seguidas. Espere um minuto e tente de novo.',
