@@ -20,5 +20,8 @@ export default defineConfig({
     testTimeout: 240_000,
     hookTimeout: 180_000,
     env: { LOG_LEVEL: 'silent', NODE_ENV: 'test' },
+    // expect.poll's own default is 1 s: a page or worker that takes longer on a loaded CI machine is slow, not
+    // wrong (a proving run failed a withdrawal page's poll so); a poll still fails, 10 s later
+    expect: { poll: { timeout: 10_000 } },
   },
 });
