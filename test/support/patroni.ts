@@ -163,8 +163,8 @@ export interface PatroniCluster {
   /** `patronictl list` as JSON. */
   members(): Promise<Member[]>;
   leader(): Promise<PatroniNode | undefined>;
-  /** `patronictl …` with the first live node's configuration. */
-  ctl(args: string[]): Promise<string>;
+  /** `patronictl …` with the first node's configuration, killed after `timeoutMs` (30 s). */
+  ctl(args: string[], timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -301,12 +301,19 @@ async function startCluster(opts: ClusterOptions): Promise<PatroniCluster> {
     );
     for (const node of nodes.slice(1)) node.start();
 
-    const ctl = async (args: string[]): Promise<string> => {
-      const { stdout } = await run('/usr/bin/patronictl', ['-c', nodes[0]!.config, ...args], {
-        cwd: '/tmp',
-        timeout: 30_000,
-      });
-      return stdout;
+    const ctl = async (args: string[], timeoutMs = 30_000): Promise<string> => {
+      try {
+        const { stdout } = await run('/usr/bin/patronictl', ['-c', nodes[0]!.config, ...args], {
+          cwd: '/tmp',
+          timeout: timeoutMs,
+        });
+        return stdout;
+      } catch (err) {
+        const e = err as Error & { killed?: boolean; stdout?: string; stderr?: string };
+        throw new Error(
+          `patronictl ${args.join(' ')} ${e.killed ? `killed after ${timeoutMs} ms` : 'failed'}: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+        );
+      }
     };
     const members = async (): Promise<Member[]> => {
       const out = await ctl(['list', '-f', 'json']);
