@@ -33,6 +33,7 @@ import {
   lockSubscription,
   lockSubscriptions,
   openCharges,
+  releaseClaim,
   retakeStaleClaim,
   type SubscriptionRow,
   saveSubscription,
@@ -541,6 +542,16 @@ export class SubscriptionBiller {
       return;
     }
     if (err instanceof AppError && err.code === 'CONFLICT') return;
+    if (err instanceof AppError && (err.code === 'ACCOUNT_SUSPENDED' || err.code === 'ACCOUNT_NOT_ACTIVE')) {
+      // suspended (or put under review) after the claim: its renewals wait from now on, and this try with them,
+      // made as soon as the account is active again rather than when the claim's lease ends
+      await releaseClaim(this.db, charge.id);
+      this.log.info(
+        { subscription: sub.uuid, period: charge.period_index, attempt: charge.attempt, reason: err.code },
+        'subscription charge refused by the account standing: tried again when the account is active',
+      );
+      return;
+    }
     this.log.warn(
       { subscription: sub.uuid, period: charge.period_index, attempt: charge.attempt, err },
       'subscription charge not made: its claim is taken over when its lease ends',

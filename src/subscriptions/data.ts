@@ -471,6 +471,22 @@ export async function retakeStaleClaim(
 }
 
 /**
+ * Lets a claimed try go at once, its sale not made: the claim reads as a dead scheduler's whose lease ended, and
+ * the subscription is due again, so the next round that may charge it takes the try over (the same attempt).
+ * Nothing when the try has a sale or an outcome by now.
+ */
+export async function releaseClaim(q: Queryable, chargeId: number): Promise<void> {
+  await q.query(
+    `WITH c AS (
+       UPDATE subscription_charges SET claimed_at = to_timestamp(0)
+        WHERE id = $1 AND sale_id IS NULL AND outcome IS NULL
+        RETURNING subscription_id)
+     UPDATE subscriptions s SET lease_until = now(), updated_at = now() FROM c WHERE s.id = c.subscription_id`,
+    [chargeId],
+  );
+}
+
+/**
  * Binds the claim to the sale made for it, in the transaction that stores the sale: false when it is already
  * bound (a worker that took the claim over stored its sale first), and the caller rolls its own sale back.
  */

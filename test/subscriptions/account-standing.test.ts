@@ -212,6 +212,56 @@ describe('subscriptions and the account’s standing', () => {
     expect(await factsOf(made.body.id)).not.toContain('subscription.past_due');
   }, 120_000);
 
+  it('suspended between the scheduler’s claim and its charge: the try refused is let go, and made at once when the account is active again', async () => {
+    const m = await createMerchant(server);
+    const { customerId, cardId } = await customerWithCard(m);
+    const planId = await plan(m);
+    const made = await api<{ id: string }>(m, 'POST', '/api/subscriptions', {
+      customerId,
+      planId,
+      paymentMethod: 'CREDIT_CARD',
+      cardId,
+      startDate: today(),
+    });
+    await waitUntil(async () => (await subscriptionRow(made.body.id)).status === 'active', 30_000);
+    // the moment a suspension lands between the claim and the charge, held still: the account is suspended
+    // (its charges refused at admission) while its subscriptions were read as not paused yet
+    await db().query("UPDATE accounts SET status = 'suspended' WHERE id = $1", [m.accountId]);
+    await db().query(`SELECT pg_notify('gateway_auth', '0|acct:${m.accountId}')`);
+    await db().query(
+      `UPDATE subscriptions SET anchor_date = anchor_date - interval '1 month',
+              current_period_start = current_period_start - interval '1 month',
+              current_period_end = current_period_end - interval '1 month', next_charge_at = now()
+        WHERE uuid = $1`,
+      [made.body.id],
+    );
+    const refusedTry = async () =>
+      (
+        await db().query<{ sale_id: string | null; released: boolean }>(
+          `SELECT c.sale_id, c.claimed_at < now() - interval '1 day' AS released
+             FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+            WHERE s.uuid = $1 AND c.sale_id IS NULL`,
+          [made.body.id],
+        )
+      )[0];
+    // the running scheduler claims the renewal and its charge is refused: the claim is let go, not leased
+    await waitUntil(async () => (await refusedTry())?.released === true, 30_000);
+    expect((await salesOf(made.body.id)).length).toBe(1);
+    // active again (a lease kept would have held the try 5 minutes): made within a scheduler round or two
+    expect((await ops(risk, `/api/ops/accounts/${m.accountId}/reactivate`)).status).toBe(200);
+    await waitUntil(
+      async () => (await salesOf(made.body.id)).map((s) => s.status).join() === 'PAGO,PAGO',
+      30_000,
+    );
+    const tries = await db().query<{ period_index: number; attempt: number }>(
+      `SELECT c.period_index, c.attempt FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+        WHERE s.uuid = $1 ORDER BY c.id`,
+      [made.body.id],
+    );
+    // the refused try taken over, not a second attempt at the period
+    expect(tries.map((t) => t.attempt)).toEqual([1, 1]);
+  }, 120_000);
+
   it('closed: its subscriptions are canceled (account_closed), its open charges cancelled (a card authorization voided), its keys refused', async () => {
     const m = await createMerchant(server);
     const { customerId } = await customerWithCard(m);
