@@ -150,22 +150,39 @@ export class Queue {
     });
   }
 
+  /**
+   * Works `name`'s jobs: `localConcurrency` loops, each fetching up to `batchSize` jobs and handing them to
+   * `handler`. A loop that fetched a full batch fetches again at once, until a fetch comes back short; then it
+   * waits for a NOTIFY (a job sent) or `pollSeconds`. pg-boss's own loop does so only for batches larger than
+   * one: at one job a fetch, a NOTIFY coalesced while the loop was busy left a backlog (thirty e-mails queued at
+   * once) worked at one job per loop every `pollSeconds`.
+   */
   async work<N extends JobName>(
     name: N,
     options: WorkOptions,
     handler: (jobs: Job<N>[]) => Promise<void>,
   ): Promise<void> {
-    await this.boss.work<JobPayloads[N]>(
-      name,
-      {
-        batchSize: options.batchSize ?? 1,
-        localConcurrency: options.localConcurrency ?? 1,
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: options.pollSeconds ?? 5,
-        burstWhenBatchFull: (options.batchSize ?? 1) > 1,
-      },
-      async (jobs) => handler(jobs as unknown as Job<N>[]),
-    );
+    const batchSize = options.batchSize ?? 1;
+    for (let i = 0; i < (options.localConcurrency ?? 1); i++) {
+      let loop: string | undefined;
+      loop = await this.boss.work<JobPayloads[N]>(
+        name,
+        {
+          batchSize,
+          localConcurrency: 1,
+          pollingIntervalSeconds: 1,
+          notifyPollingIntervalSeconds: options.pollSeconds ?? 5,
+        },
+        async (jobs) => {
+          try {
+            await handler(jobs as unknown as Job<N>[]);
+          } finally {
+            // a full batch: there may be more ready (read by the loop as a NOTIFY come in meanwhile)
+            if (jobs.length >= batchSize && loop) this.boss.notifyWorker(loop);
+          }
+        },
+      );
+    }
   }
 
   async stop(): Promise<void> {
