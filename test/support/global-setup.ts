@@ -6,7 +6,7 @@ import { openDb } from '../../src/platform/db/db.js';
 import { migrate } from '../../src/platform/db/migrate.js';
 import { Queue } from '../../src/platform/jobs/queue.js';
 import { createLogger } from '../../src/platform/observability/logger.js';
-import { admin, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
+import { admin, dropTestDatabases, TEMPLATE_DB, TEST_DB_PREFIX, urlFor } from './pg.js';
 
 /**
  * Builds dist/ (tests spawn real server processes and load the panel) and prepares a migrated template database.
@@ -32,7 +32,15 @@ export default async function setup(): Promise<() => Promise<void>> {
   const queue = await Queue.start(db, createLogger('silent'), null);
   await queue.stop();
   await db.close();
+  // the databases tests are done with, dropped together (freshDatabase says why)
+  let reaping = Promise.resolve();
+  const reaper = setInterval(() => {
+    reaping = reaping.then(() => dropTestDatabases('released')).catch(() => undefined);
+  }, 30_000);
   return async () => {
+    clearInterval(reaper);
+    await reaping;
+    await dropTestDatabases('all');
     await admin((c) => c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`));
     rmSync(runTmp, { recursive: true, force: true });
   };
