@@ -25958,7 +25958,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: move a sale to a status, as its processor's callback would */
+        /** Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation */
         post: {
             parameters: {
                 query?: never;
@@ -26122,6 +26122,20 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INSUFFICIENT_BALANCE";
                             };
                         };
                     };

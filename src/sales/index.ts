@@ -95,6 +95,7 @@ export {
   FORGOTTEN_REFUND_CHECK_EVERY_MS,
   failLocked,
   recordRefundMade,
+  refundedInFull,
   releaseForgottenRefunds,
 } from './refunds/refunds.js';
 export { salesRoutes } from './routes.js';

@@ -6,8 +6,10 @@ import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import {
   createSandboxSale,
+  findSaleRow,
   IdPath,
   recordAmountDueNow,
+  refundedInFull,
   Sale,
   type SandboxSaleInput,
   saleJson,
@@ -26,6 +28,7 @@ export interface SandboxDeps {
 }
 
 const errors = sandboxErrors([400, 401, 404, 409]);
+const statusErrors = sandboxErrors([400, 401, 404, 409, 422]);
 
 export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<void> {
   app.post(
@@ -61,17 +64,30 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
   app.post(
     '/api/sandbox/sales/:id/status',
     {
-      config: { errorShape: 'envelope', keyScope: 'charges', errors: ['CONFLICT', 'NOT_FOUND'] },
+      config: {
+        errorShape: 'envelope',
+        keyScope: 'charges',
+        errors: ['CONFLICT', 'NOT_FOUND', 'INSUFFICIENT_BALANCE'],
+      },
       onRequest: deps.apiKey,
       schema: {
-        summary: "Sandbox: move a sale to a status, as its processor's callback would",
+        summary:
+          "Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation",
         tags: ['sandbox'],
         params: IdPath,
         body: StatusBody,
-        response: { 200: Sale, ...errors },
+        response: { 200: Sale, ...statusErrors },
       },
     },
     async (request, reply) => {
+      const { accountId } = merchantOf(request);
+      if (
+        request.body.status === 'ESTORNADO' &&
+        (await refundedInFull(deps.db, deps.queue, accountId, sandboxId(request.params.id)))
+      ) {
+        const sale = await findSaleRow(deps.db, sandboxId(request.params.id));
+        return sendJsonText(reply, 200, sale!.public_json);
+      }
       // What a processor callback runs, the sale named by its id and limited to the caller's; a payment is
       // of what the sale asks today (a boleto's discount, or its fine and interest), as the PSP would report it
       if (request.body.status === 'PAGO') {

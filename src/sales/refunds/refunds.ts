@@ -10,9 +10,11 @@ import {
 } from '../../ledger/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, conflict, keyReused, notFound } from '../../platform/errors/app-error.js';
+import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { recipientNames } from '../../recipients/index.js';
 import { recordNotification } from '../../webhooks/index.js';
+import { findSaleRow } from '../charges.data.js';
 import { lockSale } from '../data.js';
 import type { Refunder } from '../processors/processor.js';
 import {
@@ -39,6 +41,7 @@ import {
   type RefundPayers,
   type RefundRow,
   refundOfKey,
+  refundsOfSale,
   refundUnderWay,
   reopenRefund,
   setRefundStatus,
@@ -373,6 +376,28 @@ async function returnFee(tx: Queryable, saleId: number, feeReturned: number): Pr
       { target: { system: 'processor' }, amount: feeReturned },
     ],
   });
+}
+
+/**
+ * The sandbox's report that the processor refunded a PAGO sale of the account in full: what is left is refunded as
+ * the refund route refunds it (its admission: a party whose `available` cannot cover its share is answered 422
+ * INSUFFICIENT_BALANCE, and nothing is written; only a lost dispute takes a balance below zero), then every refund
+ * of the sale in progress is reported done, the last making the sale ESTORNADO (its sale.refunded carries it).
+ * False, with nothing done, when the sale is not the account's or not PAGO (the report is a status move then).
+ */
+export async function refundedInFull(
+  db: Db,
+  queue: Queue,
+  accountId: number,
+  id: PublicId,
+): Promise<boolean> {
+  const sale = await findSaleRow(db, id);
+  if (!sale || Number(sale.account_id) !== accountId || sale.status !== 'PAGO') return false;
+  await openRefund(db, sale.id, null, null);
+  for (const refund of await refundsOfSale(db, sale.id)) {
+    if (refund.status === 'PENDING') await completeRefundTold(db, queue, Number(refund.id));
+  }
+  return true;
 }
 
 /** The reason a refund the gateway did not ask for shows. */

@@ -201,14 +201,18 @@ describe('a split card sale’s refund', () => {
     const other = await createMerchant(server, 'Loja sem saldo');
     const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
       headers: other.keys,
-      body: saleInput({ amount: 5000 }),
+      body: saleInput({ amount: 50000 }),
     });
     await moveTo(server, other, sale.body.uuid, 'PAGO');
     // the money left: a withdrawal took all of it
-    await db().query(
-      `UPDATE ledger_accounts SET balance = 0 WHERE account_id = $1 AND bucket = 'available'`,
-      [other.accountId],
-    );
+    const paid = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
+      headers: other.keys,
+    });
+    const out = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: other.keys,
+      body: { amount: paid.body.available / 100, pixKey: '52998224725' },
+    });
+    expect(out.status, out.text).toBe(201);
     const refused = await call<{ error: string; message: string }>(
       'POST',
       `${server.url}/api/transactions/${sale.body.uuid}/refund`,
@@ -216,5 +220,87 @@ describe('a split card sale’s refund', () => {
     );
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/^The platform's available balance lacks \d+ cents for this refund/);
+  });
+});
+
+describe('the sandbox’s report of a refund in full (POST /api/sandbox/sales/{id}/status ESTORNADO)', () => {
+  const report = (m: TestMerchant, uuid: string) =>
+    call<{
+      status: string;
+      refundedAmount: number;
+      success?: boolean;
+      error?: { code: string; message: string };
+    }>('POST', `${server.url}/api/sandbox/sales/${uuid}/status`, {
+      headers: m.keys,
+      body: { status: 'ESTORNADO' },
+    });
+  const refundsListed = async (m: TestMerchant, uuid: string) =>
+    (await call<Refund[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, { headers: m.keys })).body;
+
+  it('is refused as the refund route refuses it when available cannot cover it: 422 INSUFFICIENT_BALANCE, nothing written, no balance below zero', async () => {
+    const m = await createMerchant(server, 'Loja que sacou');
+    const sale = await call<{ uuid: string; netAmount: number }>('POST', `${server.url}/api/transactions`, {
+      headers: m.keys,
+      body: saleInput({ amount: 50000 }),
+    });
+    await moveTo(server, m, sale.body.uuid, 'PAGO');
+    // the money left by a cashout of all of it
+    const before = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
+      headers: m.keys,
+    });
+    const out = await call('POST', `${server.url}/api/public/cashout`, {
+      headers: m.keys,
+      body: { amount: before.body.available / 100, pixKey: '52998224725' },
+    });
+    expect(out.status, out.text).toBe(201);
+    const drained = await call('GET', `${server.url}/api/public/balance`, { headers: m.keys });
+    const refused = await report(m, sale.body.uuid);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toEqual({
+      success: false,
+      error: {
+        code: 'INSUFFICIENT_BALANCE',
+        message: expect.stringMatching(/^The platform's available balance lacks \d+ cents for this refund/),
+      },
+    });
+    const after = await call<{ status: string; refundedAmount: number }>(
+      'GET',
+      `${server.url}/api/transactions/${sale.body.uuid}`,
+      { headers: m.keys },
+    );
+    expect(after.body).toMatchObject({ status: 'PAGO', refundedAmount: 0 });
+    expect(await refundsListed(m, sale.body.uuid)).toEqual([]);
+    expect((await call('GET', `${server.url}/api/public/balance`, { headers: m.keys })).body).toEqual(
+      drained.body,
+    );
+    await expectLedgerOk();
+  });
+
+  it('made, is a refund of what was left: listed with its allocation beside an earlier partial one, adding up to what was paid', async () => {
+    const sale = await charge(saleInput({ amount: 10000 }));
+    await moveTo(server, platform, sale.body.uuid, 'PAGO');
+    const part = await refund(sale.body.uuid, 3000);
+    expect(part.status, part.text).toBe(202);
+    const reported = await report(platform, sale.body.uuid);
+    expect(reported.status, reported.text).toBe(200);
+    expect(reported.body).toMatchObject({ status: 'ESTORNADO', refundedAmount: 10000 });
+    const listed = await refundsListed(platform, sale.body.uuid);
+    expect(listed.map((r) => [r.amountCents, r.status])).toEqual([
+      [3000, 'succeeded'],
+      [7000, 'succeeded'],
+    ]);
+    for (const r of listed) {
+      const parts = r.allocation.reduce((sum, a) => sum + a.amountCents, 0);
+      expect(parts + r.feeReturnedCents).toBe(r.amountCents);
+    }
+    const facts = (await eventsOf(server, 'sale', sale.body.id)).filter(
+      (e) => e.event_type === 'sale.refunded',
+    );
+    expect(facts.map((f) => JSON.parse(f.webhook_body).refund.amountCents)).toEqual([3000, 7000]);
+    // reported again: the status it has, nothing more
+    const again = await report(platform, sale.body.uuid);
+    expect(again.status, again.text).toBe(200);
+    expect(await refundsListed(platform, sale.body.uuid)).toHaveLength(2);
+    await expectLedgerOk();
   });
 });

@@ -170,24 +170,27 @@ describe.each([
     }
   });
 
-  it('refunded in full without a refund of its own (a MED lost, a sandbox move): all that was paid, refund null', async () => {
+  it('refunded in full without a refund of its own (a MED lost): all that was paid, refund null; the sandbox’s report of a refund in full carries the refund it made', async () => {
     const lost = await paidSale();
     expect((await refund(lost.uuid, 2000, `med-${lost.id}`)).body.refundedAmount).toBe(2000);
     const med = await openDispute(server, merchant, lost.uuid, { kind: 'med' });
     expect(med.status, med.text).toBe(201);
     expect((await decide(server, merchant, med.body.id, 'lost')).status).toBe(200);
+    const told = await deliveriesOf(lost.uuid, 2);
+    const last = told.find((t) => t.status === 'ESTORNADO')!;
+    expect(last).toMatchObject({ refundedAmount: '10000', eventType: 'sale.refunded', refund: null });
+    expect((await eventsOf(lost.uuid)).find((t) => t.status === 'ESTORNADO')).toEqual(last);
+    // the sandbox's move to ESTORNADO is the processor's report of a refund in full: a refund of all that was left
     const moved = await paidSale();
     expect((await moveTo(server, merchant, moved.id, 'ESTORNADO')).status).toBe(200);
-    for (const [sale, count] of [
-      [lost, 2],
-      [moved, 1],
-    ] as const) {
-      const told = await deliveriesOf(sale.uuid, count);
-      const last = told.find((t) => t.status === 'ESTORNADO')!;
-      expect(last).toMatchObject({ refundedAmount: '10000', eventType: 'sale.refunded', refund: null });
-      const events = await eventsOf(sale.uuid);
-      expect(events.find((t) => t.status === 'ESTORNADO')).toEqual(last);
-    }
+    const [reported] = await deliveriesOf(moved.uuid, 1);
+    expect(reported).toMatchObject({
+      status: 'ESTORNADO',
+      refundedAmount: '10000',
+      eventType: 'sale.refunded',
+      refund: { amountCents: 10000, status: 'succeeded' },
+    });
+    expect((await eventsOf(moved.uuid)).find((t) => t.status === 'ESTORNADO')).toEqual(reported);
     // the MED took its fee out of available too: the refunds that follow need the balance back
     await fundMerchant(server.runtime.platform.db, merchant.accountId, 10_000);
   });
