@@ -10219,7 +10219,7 @@ export interface paths {
                 query?: {
                     accountId?: string;
                     /** @description true (default): only those still open */
-                    open?: string;
+                    open?: "true" | "false";
                 };
                 header?: never;
                 path?: never;

@@ -77,7 +77,10 @@ export async function consoleFeePlanRoutes(
         summary:
           'Put an account on a fee plan (audited): its sales from now on are priced by it; a closed account keeps its plan (409)',
         params: AccountIdParam,
-        body: Type.Object({ planId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { planId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) },
+          { additionalProperties: false },
+        ),
         response: { 200: FeePlan, ...errors, 409: EnvelopeErrorBody },
       },
     },

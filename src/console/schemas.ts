@@ -48,7 +48,8 @@ export const ReasonBody = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 500 })),
 });
 export const RequiredReasonBody = Type.Object({
-  reason: Type.String({ minLength: 1, maxLength: 500 }),
+  // something to read: a reason of spaces alone is none (the owner reads it by e-mail and in the panel)
+  reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }),
 });
 
 export const ReviewView = Type.Object({
@@ -95,7 +96,11 @@ export const WithdrawalIdParam = AccountIdParam;
 
 export const DisputesQuery = Type.Object({
   accountId: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$' })),
-  open: Type.Optional(Type.String({ description: 'true (default): only those still open' })),
+  open: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description: 'true (default): only those still open',
+    }),
+  ),
 });
 
 export const DocumentMeta = Type.Object({

@@ -57,7 +57,7 @@ export const ChargeBody = Type.Object(
           monthlyInterestPercent: Type.Optional(Type.String({ maxLength: 6, examples: ['1.00'] })),
           discount: Type.Optional(
             Type.Object({
-              amountCents: Type.Integer({ minimum: 1 }),
+              amountCents: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
               untilDate: Type.String({ description: 'YYYY-MM-DD, at most the due date' }),
             }),
           ),

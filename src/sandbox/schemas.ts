@@ -22,7 +22,10 @@ export const SandboxSaleBody = Type.Object({
   postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
   cartId: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 36 })]),
+    Type.Union([
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      Type.String({ minLength: 1, maxLength: 36 }),
+    ]),
   ),
   card: Type.Optional(
     Type.Object({

@@ -131,4 +131,26 @@ describe("the console's lists name accounts", () => {
     );
     expect(reviews.body.data.map((r) => r.accountName)).toContain('Cadastro Nomeado');
   });
+
+  it('a reason of spaces alone is no reason (400, nothing changed); ids and flags out of their range are 400, never a 500', async () => {
+    const m = await createMerchant(server, 'Loja em Branco');
+    for (const path of ['suspend', 'payout-hold']) {
+      const blank = await ops(risk, `/api/ops/accounts/${m.accountId}/${path}`, { reason: '   ' });
+      expect(blank.status, `${path}: ${blank.text}`).toBe(400);
+      expect(blank.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    }
+    const standing = await call<Standing>('GET', `${server.url}/api/onboarding`, { headers: m.panel });
+    expect(standing.body).toMatchObject({ status: 'active', payoutHold: false });
+    // as JSON texts: past 2^53, past a bigint, and a float no column holds
+    for (const planId of ['99999999999999999999', '1e308', '9007199254740992']) {
+      const huge = await call('POST', `${server.url}/api/ops/accounts/${m.accountId}/fee-plan`, {
+        headers: admin.ops,
+        body: JSON.parse(`{"planId":${planId}}`),
+      });
+      expect(huge.status, huge.text).toBe(400);
+    }
+    const flag = await read(admin, '/api/ops/disputes?open=maybe');
+    expect(flag.status, flag.text).toBe(400);
+    expect((await read(admin, '/api/ops/disputes?open=false')).status).toBe(200);
+  });
 });

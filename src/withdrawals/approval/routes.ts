@@ -15,7 +15,7 @@ import { decideOnWithdrawal } from './decide.js';
 import { approvalThreshold, setApprovalThreshold } from './rule.js';
 
 const ApprovalRule = Type.Object({
-  thresholdCents: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+  thresholdCents: Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
     description: 'Withdrawals of at least this gross amount (cents) wait for approval; null: none do',
   }),
 });
