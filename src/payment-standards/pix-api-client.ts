@@ -31,9 +31,31 @@ export class PspError extends Error {
   constructor(
     message: string,
     readonly status: number | null,
+    /**
+     * The call certainly never reached the PSP: no access token to send it with, or its connection refused or
+     * never made. Any other failure may have reached it.
+     */
+    readonly notSent = false,
   ) {
     super(message);
   }
+}
+
+/** Connection failures before a request is written: the PSP cannot have received it. */
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** What a failed request says of itself: its system or undici code (ECONNREFUSED, …), else its name. */
+function failureCode(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  const code = e.code ?? e.cause?.code;
+  return typeof code === 'string' ? code : String(e.name ?? 'Error');
 }
 
 export interface PspResponse<T> {
@@ -91,7 +113,8 @@ export class PixApiClient {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }).catch((err: unknown) => {
-      throw new PspError(`PSP unreachable or too slow (${(err as Error).name})`, null);
+      const code = failureCode(err);
+      throw new PspError(`PSP unreachable or too slow (${code})`, null, NEVER_CONNECTED.has(code));
     });
     const text = await res.body.text().catch((err: unknown) => {
       throw new PspError(`PSP answer cut off (${(err as Error).name})`, res.statusCode);
@@ -121,14 +144,15 @@ export class PixApiClient {
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=client_credentials',
     }).catch((err: unknown) => {
-      throw new PspError(`PSP token endpoint unreachable (${(err as Error).name})`, null);
+      // no token, no call: whatever it was for was not sent
+      throw new PspError(`PSP token endpoint unreachable (${failureCode(err)})`, null, true);
     });
     const json = (await res.body.json().catch(() => null)) as {
       access_token?: string;
       expires_in?: number;
     } | null;
     if (res.statusCode !== 200 || !json?.access_token) {
-      throw new PspError(`PSP refused the client credentials (${res.statusCode})`, res.statusCode);
+      throw new PspError(`PSP refused the client credentials (${res.statusCode})`, res.statusCode, true);
     }
     const lifetimeMs = (json.expires_in ?? 0) * 1000;
     this.token = {

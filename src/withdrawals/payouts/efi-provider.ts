@@ -46,6 +46,10 @@ export class EfiPayoutProvider implements PayoutProvider {
         favorecido: { chave: order.pixKey },
       });
     } catch (err) {
+      // never reached Efí (no token, connection refused): it stays pending (and cancellable), sent again later
+      if (err instanceof PspError && err.notSent) {
+        throw new ProviderUnavailable(`Efí unreachable (${err.message}); the withdrawal stays pending`);
+      }
       if (err instanceof PspError) return { externalId: id }; // may have reached Efí: read back later
       throw err;
     }

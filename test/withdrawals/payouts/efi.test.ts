@@ -73,6 +73,55 @@ describe('PAYOUT_PROVIDER=efi against a local PSP over mutual TLS', () => {
     expect((await verifyLedger(db())).ok).toBe(true);
   });
 
+  it('Efí unreachable (no token, connection refused): nothing was sent, so the withdrawal stays PENDING and cancellable', async () => {
+    // a gateway of its own whose Efí is a port nobody listens on
+    const closed = `https://127.0.0.1:${await freePort()}`;
+    const started = await startPsp();
+    const cut = await startServer({
+      env: {
+        ...started.env(await freePort()),
+        PAYOUT_PROVIDER: 'efi',
+        PAYOUT_TIMEOUT_MS: '1000',
+        PIX_API_URL: closed,
+        PIX_OAUTH_URL: `${closed}/oauth/token`,
+      },
+    });
+    try {
+      cut.logs.expect('payout submission failed; will retry');
+      const m = await createMerchant(cut);
+      await fundMerchant(cut.runtime.platform.db, m.accountId, 100_000);
+      const w = await createCashout(cut.url, m, 150);
+      // the payout job tried and failed (pg-boss retries it later)
+      await waitUntil(
+        async () =>
+          (
+            await cut.runtime.platform.db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'payouts.submit' AND (retry_count > 0 OR state = 'failed')`,
+            )
+          )[0]!.n > 0,
+        20_000,
+        () => 'a failed payout submission',
+      );
+      // between tries (each claims it for a moment): PENDING, not claimed, never PROCESSING
+      let row: { status: string; submitting: boolean } | undefined;
+      await waitUntil(
+        async () => {
+          [row] = await cut.runtime.platform.db.query<{ status: string; submitting: boolean }>(
+            'SELECT status, submitting_at IS NOT NULL AS submitting FROM withdrawals WHERE uuid = $1',
+            [w.uuid],
+          );
+          expect(row!.status).toBe('PENDING');
+          return !row!.submitting;
+        },
+        20_000,
+        () => `the withdrawal pending and not claimed: ${JSON.stringify(row)}`,
+      );
+    } finally {
+      await cut.close();
+      await started.psp.close();
+    }
+  });
+
   it('a send whose answer is lost is not sent twice: it stays PROCESSING and is read back', async () => {
     psp.loseNextSendResponse();
     const w = await createCashout(server.url, merchant, 120);
