@@ -114,18 +114,29 @@ export class HostLocator {
   private async search(): Promise<void> {
     const started = Date.now();
     let reported = false;
+    let rounds = 0;
     const previous = this.current;
     while (!this.closed) {
       const host = await this.round();
+      rounds += 1;
       if (host) {
         this.current = host;
         this.searching = null; // before anyone is told, so that what they start is not refused
-        if (host !== previous) {
-          this.options.log?.warn(`PostgreSQL: now using ${describeHost(host)}`);
-          this.cut(previous);
+        // another host, or the same one back after a round found none (a lone connection lost is not told)
+        if (host !== previous || rounds > 1) {
+          this.options.log?.warn(
+            `PostgreSQL: now using ${describeHost(host)} (after ${Date.now() - started} ms without a ${this.list.attrs} host)`,
+          );
+          if (host !== previous) this.cut(previous);
         }
         for (const fn of this.found) queueMicrotask(fn);
         return;
+      }
+      if (rounds === 1) {
+        const why = [...this.failures].map(([h, reason]) => `${describeHost(h)}: ${reason}`).join('; ');
+        this.options.log?.warn(
+          `PostgreSQL: no ${this.list.attrs} host among ${this.describe()}${why ? ` (${why})` : ''}; requests answer 503 while it looks`,
+        );
       }
       if (!reported && Date.now() - started >= this.options.failoverTimeoutMs) {
         reported = true;

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { ipBucket } from '../net/ip.js';
-import { rateLimited } from '../observability/metrics.js';
 import type { AuthHook } from './types.js';
 
 interface Count {
@@ -269,9 +268,8 @@ function limiter<T>(rules: Rule<T>[]): Limiter<T> {
     reply.header('ratelimit-reset', reset);
     return reset;
   };
-  const refuse = (request: FastifyRequest, reply: FastifyReply, rule: Rule<T>, count: Count): never => {
+  const refuse = (reply: FastifyReply, rule: Rule<T>, count: Count): never => {
     const reset = headers(reply, rule, count);
-    rateLimited.inc({ route: request.routeOptions.url ?? 'unmatched' });
     reply.header('retry-after', reset);
     throw new AppError(
       'RATE_LIMITED',
@@ -281,7 +279,7 @@ function limiter<T>(rules: Rule<T>[]): Limiter<T> {
   return (request, reply, subject) => {
     const counts: Count[] = [];
     const counted = (i: number, count: Count) => {
-      if (count.current > rules[i]!.max) refuse(request, reply, rules[i]!, count);
+      if (count.current > rules[i]!.max) refuse(reply, rules[i]!, count);
       counts.push(count);
     };
     const from = (first: number): undefined | Promise<void> => {

@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { AppError } from '../errors/app-error.js';
 import { accessLoggerOf } from '../observability/logger.js';
+import { rateLimited } from '../observability/metrics.js';
 import { ChargeShed } from './charge-shedding.js';
 import { capConnectionsPerSource } from './connection-cap.js';
 import { listsCode } from './error-catalogue.js';
@@ -113,6 +114,8 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
     else if (status > 500)
       request.log.warn({ err }, 'request failed: the payment processor did not answer as expected');
     const route = request.routeOptions.url;
+    // every 429, whichever limit refused it (the rate limits, a login lockout, uploads, invitations)
+    if (appErr.code === 'RATE_LIMITED') rateLimited.inc({ route: route ?? 'unmatched' });
     const config = request.routeOptions.config;
     if (route && !listsCode(route, request.method, config?.errors, appErr.code, config?.permission)) {
       request.log.warn(

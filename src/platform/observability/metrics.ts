@@ -56,7 +56,7 @@ export const payoutProviderSeconds = new Histogram({
 
 export const rateLimited = new Counter({
   name: 'gateway_rate_limited_total',
-  help: 'Requests refused with 429 by the rate limits, by route',
+  help: 'Requests refused with 429 RATE_LIMITED (rate limits, login lockouts, upload and invitation limits), by route',
   labelNames: ['route'] as const,
   registers: [registry],
 });

@@ -121,4 +121,23 @@ describe('the sale and cashout counters count each one once', () => {
     expect(delta('gateway_sales_total', 'PENDENTE')).toBe(1);
     expect(delta('gateway_cashouts_total', 'PENDING')).toBe(accepted);
   });
+
+  it('counts a login lockout’s 429 in gateway_rate_limited_total, as every 429', async () => {
+    const before = await scrape();
+    const tries = [];
+    for (let i = 0; i < 8; i++) {
+      tries.push(
+        await call('POST', `${server.url}/api/auth/login`, {
+          body: { email: merchant.email, password: 'not-the-password' },
+        }),
+      );
+    }
+    const refused = tries.filter((t) => t.status === 429).length;
+    expect(refused).toBeGreaterThan(0);
+    const after = await scrape();
+    expect(
+      value(after, 'gateway_rate_limited_total', { route: '/api/auth/login' }) -
+        value(before, 'gateway_rate_limited_total', { route: '/api/auth/login' }),
+    ).toBe(refused);
+  });
 });
