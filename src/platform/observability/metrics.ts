@@ -92,17 +92,23 @@ let backlogReader: ((q: Queryable) => Promise<NotificationBacklog>) | undefined;
 function queueGauges(): void {
   type Backlog = NotificationBacklog;
   let last: Promise<Backlog | null> | undefined;
-  // the gauges are collected by one query per scrape; a failed read leaves them as they were
+  // the gauges are collected by one query per scrape. A failed read (the database lost) leaves a count as it
+  // was, and ages an age by the time since the last read: what was waiting then is older now, and an alert on
+  // its age still fires while the database is away
+  let known: { backlog: Backlog; at: number } | undefined;
   const read = () => {
     last ??= (gaugeDb && backlogReader ? backlogReader(gaugeDb) : Promise.resolve(null))
       .then(
-        (backlog) => backlog,
+        (backlog) => {
+          if (backlog) known = { backlog, at: Date.now() };
+          return backlog;
+        },
         () => null,
       )
       .finally(() => setTimeout(() => (last = undefined), 1000).unref());
     return last;
   };
-  const gauge = (name: string, help: string, pick: (b: Backlog) => number) =>
+  const gauge = (name: string, help: string, pick: (b: Backlog) => number, age = false) =>
     new Gauge({
       name,
       help,
@@ -110,6 +116,9 @@ function queueGauges(): void {
       async collect() {
         const r = await read();
         if (r) this.set(pick(r));
+        else if (age && known && pick(known.backlog) > 0) {
+          this.set(pick(known.backlog) + (Date.now() - known.at) / 1000);
+        }
       },
     });
   gauge(
@@ -121,6 +130,7 @@ function queueGauges(): void {
     'gateway_webhook_oldest_pending_seconds',
     'Age of the oldest notification still waiting to be delivered',
     (b) => b.oldest,
+    true,
   );
   // a receiver slower than its facts ages the gauge above while the pipeline is fine; this one only ages when
   // facts are not being turned into deliveries at all (no worker running, the database failing)
@@ -128,6 +138,7 @@ function queueGauges(): void {
     'gateway_notification_outbox_oldest_seconds',
     'Age of the oldest notification fact not yet fanned out to its deliveries',
     (b) => b.unfanned,
+    true,
   );
 }
 
