@@ -93,4 +93,20 @@ describe('errorMeaning', () => {
       'Dados inválidos: confira os BINs (6 dígitos).',
     );
   });
+
+  it('names the limit the server gives, not a fixed one (a refund of what is left, a cashout)', () => {
+    expect(errorMeaning('MAXIMUM_VALUE', 'At most 20000 cents of this sale are left to refund')).toBe(
+      'Valor acima do máximo de R$\u00a0200,00.',
+    );
+    expect(errorMeaning('MINIMUM_VALUE', 'The minimum cashout amount is 100.00')).toBe(
+      'Valor abaixo do mínimo de R$\u00a0100,00.',
+    );
+    expect(errorMeaning('MAXIMUM_VALUE', 'too much')).toBe('Valor acima do máximo de R$ 100.000,00.');
+  });
+
+  it("names a link's title the server refused", () => {
+    expect(
+      errorMeaning('VALIDATION_ERROR', 'title must be plain text: no link, web address or domain name'),
+    ).toBe('Dados inválidos: confira o título.');
+  });
 });

@@ -74,15 +74,21 @@ function documentedSettings(): string[] {
   return [...names];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+/**
+ * A port free now, below Linux's ephemeral range (32768–60999): one the kernel handed out for listen(0) was
+ * taken, between this check and the gateway's bind, by an outgoing connection's local port (EADDRINUSE, seen
+ * once in a full run); a port under the range is never given to one.
+ */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 function realNpx(): string {

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
 import { api, can, type LinkInput, type PaymentLink, type PaymentMethod, type Sale } from '../api';
 import { centsOf, date, money } from '../ui/format';
-import { Card, CopyButton, ErrorText, Table, useAttempt } from '../ui/kit';
+import { Card, CopyButton, ErrorText, fieldMarks, Table, useAttempt } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 /** The methods a link may offer, in the form's order; only those the gateway takes now are shown. */
@@ -241,7 +241,9 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
             maxLength={120}
             value={title}
             onInput={(e) => setTitle(e.currentTarget.value)}
+            {...fieldMarks(error, 'title', 'l-title').attrs}
           />
+          {fieldMarks(error, 'title', 'l-title').message}
         </div>
         <div>
           <label for="l-description">Descrição (opcional)</label>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Refunds, type Sale } from '../api';
+import { FormError } from '../ui/api-error';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
@@ -254,7 +255,11 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
             onSubmit={(e) => {
               e.preventDefault();
               if (cents === null || cents <= 0) {
-                setError(new Error('Informe um valor em reais, por exemplo 15,00.'));
+                setError(new FormError('Informe um valor em reais, por exemplo 15,00.'));
+                return;
+              }
+              if (cents > leftOf(sale)) {
+                setError(new FormError(`O máximo a estornar é ${money(leftOf(sale))}.`));
                 return;
               }
               const reach = sale.refundedAmount + cents;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Invitation, type Role, type TeamMember } from '../api';
+import { FormError } from '../ui/api-error';
 import { date, money, reaisText } from '../ui/format';
 import { Card, ErrorText, fieldMarks, Options, Table } from '../ui/kit';
 import { label, ROLE_HELP, ROLES } from '../ui/labels';
@@ -242,7 +243,7 @@ function ApprovalRule() {
           e.preventDefault();
           const cents = Math.round(Number(reaisText(typed)) * 100);
           if (!Number.isFinite(cents) || cents < 1) {
-            setError(new Error('invalid'));
+            setError(new FormError('Informe um valor em reais, por exemplo 1.000,00.'));
             return;
           }
           void save(cents);

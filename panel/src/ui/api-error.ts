@@ -11,6 +11,9 @@ export class ApiError extends Error {
   }
 }
 
+/** A form's own refusal, before anything is sent: its message (in Portuguese) is shown as it is. */
+export class FormError extends Error {}
+
 /** Every error body family of the API read as a message and a code. */
 export function errorOf(
   data: Record<string, unknown> | null,

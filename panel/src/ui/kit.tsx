@@ -1,12 +1,19 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api-error';
+import { ApiError, FormError } from './api-error';
 import { fieldMessage, invalidField } from './field-errors';
 import { errorMeaning } from './labels';
 
 /** An error from the API, in words (never raw JSON). */
 export function ErrorText({ error }: { error: unknown }) {
   if (!error) return null;
+  if (error instanceof FormError) {
+    return (
+      <p class="error" role="alert">
+        {error.message}
+      </p>
+    );
+  }
   if (!(error instanceof ApiError)) {
     return (
       <p class="error" role="alert">

@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../../src/platform/errors/app-error';
 import type { EventName } from '../../../src/webhooks/events';
 import { fieldOfMessage } from './field-errors';
+import { money, moneyText } from './format';
 
 /**
  * Every status and code the panel shows, in Brazilian Portuguese, in one place: pages show `label(X, v)`,
@@ -250,6 +251,8 @@ const FIELDS: [RegExp, string][] = [
   [/^password\b/, 'a senha'],
   [/^(The code|code\b|totpCode\b)/, 'o código do autenticador'],
   [/^name\b/, 'o nome'],
+  [/^title\b/, 'o título'],
+  [/^description\b/, 'a descrição'],
   [/^email\b/, 'o e-mail'],
   [/^expiresAt\b/, 'a validade'],
   [/^(graceHours|overlapHours)\b/, 'o prazo de troca'],
@@ -277,6 +280,17 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
     const subject = named ? `${named.path} ${named.reason}` : message;
     const field = FIELDS.find(([pattern]) => pattern.test(subject))?.[1];
     if (field) return `Dados inválidos: confira ${field}.`;
+  }
+  if (code === 'MINIMUM_VALUE' || code === 'MAXIMUM_VALUE') {
+    // the limit the server names: "At most 20000 cents of this sale are left to refund", "The minimum cashout
+    // amount is 100.00"
+    const cents = /(\d+) cents/.exec(message)?.[1];
+    const reais = /(\d+\.\d{2})\b/.exec(message)?.[1];
+    const limit = cents !== undefined ? money(Number(cents)) : reais !== undefined ? moneyText(reais) : null;
+    if (limit)
+      return code === 'MINIMUM_VALUE'
+        ? `Valor abaixo do mínimo de ${limit}.`
+        : `Valor acima do máximo de ${limit}.`;
   }
   if (code === 'INVALID_IP') {
     const value = /"([^"]*)"/.exec(message)?.[1];
