@@ -324,6 +324,16 @@ describe('the merchant panel', () => {
     expect(await table.textContent()).toContain('Beatriz Nunes');
     expect(await table.textContent()).toContain('Pago');
     expect(await table.textContent()).not.toContain('PAGO');
+    // a period the server refuses: its reason, and none of the rows the filter before it found
+    await page.getByLabel('De', { exact: true }).fill('2026-12-31');
+    await page.getByLabel('Até', { exact: true }).fill('2026-01-01');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByRole('alert').filter({ hasText: 'confira o período' }).waitFor();
+    expect(await table.getByRole('row').count()).toBe(1);
+    await page.getByLabel('De', { exact: true }).fill('');
+    await page.getByLabel('Até', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await expect.poll(async () => table.getByRole('row').count()).toBe(2);
     await table.getByRole('link', { name: /Detalhes da venda/ }).click();
     // the sale has its own page, with an address
     await page.getByRole('heading', { level: 1, name: /^Venda \d+$/ }).waitFor();

@@ -20,7 +20,14 @@ export function Statement() {
         setLoaded(true);
         setError(null);
       })
-      .catch(setError);
+      .catch((err: unknown) => {
+        // a refused first page (a bad period): the rows of the last filter are not shown as this one's
+        if (!after) {
+          setRows([]);
+          setCursor(null);
+        }
+        setError(err);
+      });
   useEffect(() => {
     void load();
   }, [applied]);

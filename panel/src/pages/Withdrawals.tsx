@@ -25,8 +25,16 @@ export function Withdrawals() {
         setRows((prev) => (after ? [...prev, ...p.data] : p.data));
         setCursor(p.nextCursor);
         setLoaded(true);
+        setError(null);
       })
-      .catch(setError);
+      .catch((err: unknown) => {
+        // a refused first page (a bad period): the rows of the last filter are not shown as this one's
+        if (!after) {
+          setRows([]);
+          setCursor(null);
+        }
+        setError(err);
+      });
   useEffect(() => {
     setError(null);
     void load();
