@@ -87,6 +87,17 @@ describe('the subscriber’s page', () => {
     await page.getByRole('button', { name: 'Salvar cartão' }).click();
     await page.getByText('Informe o número do cartão.').waitFor();
     await clean(page, 'billing-02-card-form-problems');
+    const expiry = `12${String(new Date().getUTCFullYear() + 2).slice(-2)}`;
+    // another card that refuses too: told so, and the form is ready for a third, empty
+    await page.getByLabel('Número do cartão').fill(cardEnding('2'));
+    await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+    await page.getByLabel('Validade (MM/AA)').fill(expiry);
+    await page.getByLabel('Código de segurança (CVV)').fill('123');
+    await page.getByRole('button', { name: /Salvar cartão e pagar R\$\s89,90/ }).click();
+    await page.getByText('O cartão recusou o pagamento. Confira os dados ou use outro cartão.').waitFor();
+    const again = page.getByRole('button', { name: /Salvar cartão e pagar R\$\s89,90/ });
+    await expect.poll(async () => again.isEnabled()).toBe(true);
+    expect(await page.getByLabel('Número do cartão').inputValue()).toBe('');
     await page.getByLabel('Número do cartão').fill(cardEnding('1'));
     await page.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
     await page.getByLabel('Validade (MM/AA)').fill(`12${String(new Date().getUTCFullYear() + 2).slice(-2)}`);

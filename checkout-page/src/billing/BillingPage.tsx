@@ -227,15 +227,18 @@ function CardForm(props: {
     setRefusal(null);
     const expiry = expiryOf(card.expiry)!;
     try {
-      props.onSaved(
-        await post(props.token, 'card', {
-          number: digitsOf(card.number),
-          holderName: card.holder.trim(),
-          expMonth: expiry.month,
-          expYear: expiry.year,
-          cvv: card.cvv,
-        }),
-      );
+      const saved = await post(props.token, 'card', {
+        number: digitsOf(card.number),
+        holderName: card.holder.trim(),
+        expMonth: expiry.month,
+        expYear: expiry.year,
+        cvv: card.cvv,
+      });
+      // the form may stay (the card refused the charge behind: another card is asked), ready and empty
+      setBusy(false);
+      setCard(EMPTY_CARD);
+      setLeft({});
+      props.onSaved(saved);
     } catch (err) {
       setRefusal(err instanceof BillingError ? err.message : 'Algo deu errado. Tente de novo.');
       setBusy(false);

@@ -27,5 +27,13 @@ export async function post(token: string, action: 'card' | 'cancel', body: unkno
     throw new BillingError('Sem conexão. Confira sua internet e tente de novo.');
   }
   if (res.status === 200) return (await res.json()) as Billing;
+  if (res.status === 429) throw new BillingError(waitText(Number(res.headers.get('retry-after'))));
   throw new BillingError(REFUSALS[res.status] ?? 'Não foi possível agora. Tente de novo em instantes.');
+}
+
+/** A 429 in words, with the wait its Retry-After gives (a card tried too often this hour waits up to an hour). */
+function waitText(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 60) return REFUSALS[429]!;
+  const minutes = Math.ceil(seconds / 60);
+  return `Muitas tentativas seguidas. Espere ${minutes} minutos e tente de novo.`;
 }
