@@ -6,7 +6,6 @@ import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import {
   createSandboxSale,
-  findSaleRow,
   IdPath,
   recordAmountDueNow,
   refundedInFull,
@@ -81,13 +80,11 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     },
     async (request, reply) => {
       const { accountId } = merchantOf(request);
-      if (
-        request.body.status === 'ESTORNADO' &&
-        (await refundedInFull(deps.db, deps.queue, accountId, sandboxId(request.params.id)))
-      ) {
-        const sale = await findSaleRow(deps.db, sandboxId(request.params.id));
-        return sendJsonText(reply, 200, sale!.public_json);
-      }
+      const refunded =
+        request.body.status === 'ESTORNADO'
+          ? await refundedInFull(deps.db, deps.queue, accountId, sandboxId(request.params.id))
+          : null;
+      if (refunded) return sendJsonText(reply, 200, refunded.public_json);
       // What a processor callback runs, the sale named by its id and limited to the caller's; a payment is
       // of what the sale asks today (a boleto's discount, or its fine and interest), as the PSP would report it
       if (request.body.status === 'PAGO') {

@@ -3,6 +3,7 @@ import { api, can, type Sale } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Options, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
+import { pageRefused } from '../ui/paging';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
 const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
@@ -24,14 +25,16 @@ export function Sales() {
         setLoaded(true);
         setError(null);
       })
-      .catch((err: unknown) => {
-        // a refused first page (a bad period): the rows of the last filter are not shown as this one's
-        if (!after) {
-          setRows([]);
-          setCursor(null);
-        }
-        setError(err);
-      });
+      .catch(
+        pageRefused(
+          after,
+          () => {
+            setRows([]);
+            setCursor(null);
+          },
+          setError,
+        ),
+      );
   useEffect(() => {
     void load(applied);
   }, [applied]);

@@ -3,6 +3,7 @@ import { api, type StatementLine } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
 import { label, REF_TYPES } from '../ui/labels';
+import { pageRefused } from '../ui/paging';
 
 export function Statement() {
   const [rows, setRows] = useState<StatementLine[]>([]);
@@ -20,14 +21,16 @@ export function Statement() {
         setLoaded(true);
         setError(null);
       })
-      .catch((err: unknown) => {
-        // a refused first page (a bad period): the rows of the last filter are not shown as this one's
-        if (!after) {
-          setRows([]);
-          setCursor(null);
-        }
-        setError(err);
-      });
+      .catch(
+        pageRefused(
+          after,
+          () => {
+            setRows([]);
+            setCursor(null);
+          },
+          setError,
+        ),
+      );
   useEffect(() => {
     void load();
   }, [applied]);

@@ -3,6 +3,7 @@ import { api, can, type Withdrawal } from '../api';
 import { date, moneyText } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
 import { APPROVAL_STATUS, label, PIX_KEY_TYPES, WITHDRAWAL_STATUS } from '../ui/labels';
+import { pageRefused } from '../ui/paging';
 import { Decide } from './Approvals';
 import { NewWithdrawal } from './NewWithdrawal';
 
@@ -27,14 +28,16 @@ export function Withdrawals() {
         setLoaded(true);
         setError(null);
       })
-      .catch((err: unknown) => {
-        // a refused first page (a bad period): the rows of the last filter are not shown as this one's
-        if (!after) {
-          setRows([]);
-          setCursor(null);
-        }
-        setError(err);
-      });
+      .catch(
+        pageRefused(
+          after,
+          () => {
+            setRows([]);
+            setCursor(null);
+          },
+          setError,
+        ),
+      );
   useEffect(() => {
     setError(null);
     void load();

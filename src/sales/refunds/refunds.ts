@@ -383,21 +383,24 @@ async function returnFee(tx: Queryable, saleId: number, feeReturned: number): Pr
  * the refund route refunds it (its admission: a party whose `available` cannot cover its share is answered 422
  * INSUFFICIENT_BALANCE, and nothing is written; only a lost dispute takes a balance below zero), then every refund
  * of the sale in progress is reported done, the last making the sale ESTORNADO (its sale.refunded carries it).
- * False, with nothing done, when the sale is not the account's or not PAGO (the report is a status move then).
+ * Answers the sale as the last refund left it; null, with nothing done, when the sale is not the account's or not
+ * PAGO (the report is a status move then).
  */
 export async function refundedInFull(
   db: Db,
   queue: Queue,
   accountId: number,
   id: PublicId,
-): Promise<boolean> {
+): Promise<SaleRow | null> {
   const sale = await findSaleRow(db, id);
-  if (!sale || Number(sale.account_id) !== accountId || sale.status !== 'PAGO') return false;
+  if (!sale || Number(sale.account_id) !== accountId || sale.status !== 'PAGO') return null;
   await openRefund(db, sale.id, null, null);
+  let last: SaleRow | null = null;
   for (const refund of await refundsOfSale(db, sale.id)) {
-    if (refund.status === 'PENDING') await completeRefundTold(db, queue, Number(refund.id));
+    if (refund.status === 'PENDING')
+      last = (await completeRefundTold(db, queue, Number(refund.id)))?.sale ?? last;
   }
-  return true;
+  return last ?? findSaleRow(db, id);
 }
 
 /** The reason a refund the gateway did not ask for shows. */
