@@ -90,6 +90,10 @@ describe('the merchant panel', () => {
     await expect
       .poll(async () => (await page.getByTestId('balance-receivable').textContent())?.replace(/\s/g, ' '))
       .toBe('R$ 0,00');
+    // the chart's sales are what they credited, after fees, not their gross amounts
+    await page
+      .getByRole('table', { name: /Créditos de vendas no saldo \(líquidos de tarifas\)/ })
+      .waitFor({ state: 'attached' });
     await shot(page, '02-overview');
   });
 

@@ -124,5 +124,13 @@ describe('Links de pagamento', () => {
       methods: ['CREDIT_CARD'],
       maxInstallments: 6,
     });
+
+    // the next link refused: the page says why, and no longer that the one before was made
+    await page.getByText('Link criado: Curso de costura.').waitFor();
+    await page.getByLabel('Título (o que o comprador vê)').fill('Aula avulsa');
+    await page.getByLabel('Valor (R$)').fill('abc');
+    await page.getByRole('button', { name: 'Criar link' }).click();
+    await page.getByText('Digite o valor em reais, como 199,90.').waitFor();
+    expect(await page.getByText('Link criado:').count()).toBe(0);
   });
 });

@@ -45,6 +45,11 @@ export function PaymentLinks() {
       </p>
       {can('sales.create') && (
         <NewLink
+          onAttempt={() => {
+            // a new attempt's outcome replaces what the page said of the one before
+            setMade(null);
+            setError(null);
+          }}
           onMade={(link) => {
             setMade(link);
             setOpen(link);
@@ -87,6 +92,7 @@ export function PaymentLinks() {
                   aria-label={`${l.active ? 'Desativar' : 'Ativar'} o link ${l.title}`}
                   onClick={() =>
                     void attempt(async () => {
+                      setMade(null);
                       const changed = await api.setPaymentLinkActive(l.id, !l.active);
                       if (open?.id === l.id) setOpen(changed);
                       await refresh();
@@ -161,7 +167,14 @@ function LinkDetail({ link }: { link: PaymentLink }) {
 }
 
 /** The form of a new link: fixed or open amount, methods, installments, expiry and uses. */
-function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
+function NewLink({
+  onMade,
+  onAttempt,
+}: {
+  onMade: (link: PaymentLink) => void;
+  /** A new link is tried: what the page said of earlier changes no longer stands. */
+  onAttempt: () => void;
+}) {
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
   const [open, setOpenAmount] = useState(false);
@@ -174,7 +187,10 @@ function NewLink({ onMade }: { onMade: (link: PaymentLink) => void }) {
   const [expires, setExpires] = useState('');
   const [uses, setUses] = useState('');
   const [problem, setProblem] = useState('');
-  const { error, attempt } = useAttempt(() => setProblem(''));
+  const { error, attempt } = useAttempt(() => {
+    setProblem('');
+    onAttempt();
+  });
   const toggle = (m: PaymentMethod) =>
     setMethods((now) => (now.includes(m) ? now.filter((x) => x !== m) : [...now, m]));
   useEffect(() => {

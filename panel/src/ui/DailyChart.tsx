@@ -22,11 +22,13 @@ export interface ChartSeries {
   empty: string;
 }
 
+// the sales' series is what paid sales credited to the balance that day, after fees (a card sale's money counts
+// when it settles, a recipient's share is the recipient's): named for that, not for the sales' gross amounts
 const MERCHANT: ChartSeries = {
-  names: ['Vendas pagas', 'Saques concluídos'],
-  short: ['vendas', 'saques'],
-  caption: 'Vendas pagas e saques concluídos por dia',
-  empty: 'sem vendas pagas nem saques no período',
+  names: ['Créditos de vendas (líquidos)', 'Saques concluídos'],
+  short: ['créditos', 'saques'],
+  caption: 'Créditos de vendas no saldo (líquidos de tarifas) e saques concluídos por dia',
+  empty: 'sem créditos de vendas nem saques no período',
 };
 
 const W = 600;
@@ -38,7 +40,7 @@ const WITHDRAWALS = '#7a8699';
 
 const dayMonth = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}`;
 
-/** The last days' paid sales and completed withdrawals (the panel's overview). */
+/** The last days' credits of paid sales and completed withdrawals (the panel's overview). */
 export function DailyChart({ days }: { days: Day[] }) {
   return (
     <PairedDailyChart
