@@ -15,23 +15,36 @@ type Done = (err: Error | null, value?: unknown) => void;
 /** A `\uD800`–`\uDFFF` escape: the only way JSON text decoded from UTF-8 can carry a UTF-16 surrogate alone. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 const LONE_SURROGATE = /\p{Cs}/u;
+/** A `\u0000` escape: the only way JSON text can carry a NUL (a raw control character is not JSON). */
+const NUL_ESCAPE = /\\u0000/;
+const NUL = /\0/;
 
 /**
- * True when a parsed JSON value holds a string (or key) with a UTF-16 surrogate that is not half of a pair:
- * not text in any encoding (PostgreSQL refuses it in json, a URL encoder throws). Walks only bodies whose text
- * has a surrogate escape at all; the depth was bounded before parsing.
+ * True when a parsed JSON value holds a string (or key) that `pattern` matches. Walks only bodies whose text
+ * has `marker` at all (the escape that is the one way such a character reaches the value); the depth was
+ * bounded before parsing.
  */
-function hasLoneSurrogate(text: string, value: unknown): boolean {
-  if (!SURROGATE_ESCAPE.test(text)) return false;
+function holds(text: string, value: unknown, marker: RegExp, pattern: RegExp): boolean {
+  if (!marker.test(text)) return false;
   const walk = (v: unknown): boolean => {
-    if (typeof v === 'string') return LONE_SURROGATE.test(v);
+    if (typeof v === 'string') return pattern.test(v);
     if (Array.isArray(v)) return v.some(walk);
     if (v !== null && typeof v === 'object') {
-      return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || walk(x));
+      return Object.entries(v).some(([k, x]) => pattern.test(k) || walk(x));
     }
     return false;
   };
   return walk(value);
+}
+
+/** True when `text` is JSON (JSON.parse reads it; only asked once the guarded parser has refused it). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -48,8 +61,9 @@ function repeated(text: string): AppError {
  * Fastify's own JSON parser (it refuses `__proto__` / `constructor.prototype` poisoning), except that an empty
  * body is no body (clients commonly send `Content-Type: application/json` on bodiless POSTs: logout, key
  * creation, resend, and those must not fail with 400), that nesting is bounded before parsing, that a
- * string with half a surrogate pair (no text at all) is refused here rather than by the database (a 500), and
- * that a key repeated in one object is refused (counted in the same pass as the depth, named only if found).
+ * string with half a surrogate pair (no text at all) or a NUL is refused here rather than by the database (a
+ * 500, or stored where the database sees no text), and that a key repeated in one object is refused (counted
+ * in the same pass as the depth, named only if found).
  */
 function jsonParser(app: Http) {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -62,11 +76,27 @@ function jsonParser(app: Http) {
       return done(new AppError('VALIDATION_ERROR', `Body nests deeper than ${MAX_JSON_DEPTH} levels`));
     }
     void parse(request, text, (err, value) => {
-      if (err) return done(new AppError('VALIDATION_ERROR', 'Body is not valid JSON'));
-      if (hasLoneSurrogate(text, value)) {
+      if (err) {
+        // valid JSON the poisoning guard refused is not "not valid JSON": say which key it is
+        const forbidden = isJson(text);
+        return done(
+          new AppError(
+            'VALIDATION_ERROR',
+            forbidden
+              ? 'Body has a "__proto__" key (or a "constructor" key holding "prototype"), which is not accepted'
+              : 'Body is not valid JSON',
+          ),
+        );
+      }
+      if (holds(text, value, SURROGATE_ESCAPE, LONE_SURROGATE)) {
         return done(
           new AppError('VALIDATION_ERROR', 'Body holds a \\u escape of half a UTF-16 surrogate pair'),
         );
+      }
+      // refused here for every field, as the database refuses it in those it sees as text (server.ts): a NUL
+      // in an item's title or a metadata value would reach receivers, exports and processors
+      if (holds(text, value, NUL_ESCAPE, NUL)) {
+        return done(new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL characters'));
       }
       if (members > 0 && parsedMembers(value) !== members) return done(repeated(text));
       done(null, value);

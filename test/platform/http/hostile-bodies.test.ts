@@ -80,6 +80,47 @@ describe('hostile JSON bodies on every route', () => {
     expect(pair.body.customer.name).toBe('Ana 😀');
   });
 
+  it('refuses a NUL in any field (item titles and metadata included) with 400 and nothing written, and names a __proto__ key', async () => {
+    const sale = (items: string, metadata: string) =>
+      `{"amount": 1000, "paymentMethod": "PIX", "customer": {"name": "Ana Lima", "email": "c@example.com", "phone": "11999999999", "document": "52998224725"}, "items": [{"title": ${items}, "unitPrice": 1000, "quantity": 1, "tangible": false}], "metadata": ${metadata}}`;
+    const headers = { ...merchant.keys, 'content-type': 'application/json' };
+    const before = await server.runtime.platform.db.query<{ n: string }>(
+      'SELECT count(*)::text AS n FROM sales',
+    );
+    for (const body of [sale('"a\\u0000b"', '{}'), sale('"Caneca"', '{"k": "v\\u0000"}')]) {
+      const res = await call('POST', `${server.url}/api/transactions`, { headers, body });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({
+        message: 'Text fields must not contain NUL characters',
+        error: 'VALIDATION_ERROR',
+      });
+    }
+    const after = await server.runtime.platform.db.query<{ n: string }>(
+      'SELECT count(*)::text AS n FROM sales',
+    );
+    expect(after[0]!.n).toBe(before[0]!.n);
+    // an escaped backslash before "u0000" is the six characters \u0000, not a NUL
+    const text = await call<{ items: { title: string }[] }>('POST', `${server.url}/api/transactions`, {
+      headers,
+      body: sale('"C:\\\\u0000"', '{}'),
+    });
+    expect(text.status, text.text).toBe(201);
+    expect(text.body.items[0]!.title).toBe('C:\\u0000');
+    // valid JSON the poisoning guard refuses is told as such, not as "not valid JSON"
+    const proto = await call('POST', `${server.url}/api/transactions`, {
+      headers,
+      body: sale('"Caneca"', '{"__proto__": "x"}'),
+    });
+    expect(proto.status).toBe(400);
+    expect(proto.body).toEqual({
+      message:
+        'Body has a "__proto__" key (or a "constructor" key holding "prototype"), which is not accepted',
+      error: 'VALIDATION_ERROR',
+    });
+    const broken = await call('POST', `${server.url}/api/transactions`, { headers, body: '{"amount": ' });
+    expect(broken.body).toEqual({ message: 'Body is not valid JSON', error: 'VALIDATION_ERROR' });
+  });
+
   it('are answered with a 4xx in the route’s error shape', async () => {
     // logout last: it ends the session the other routes use
     const routes = server.runtime
