@@ -92,6 +92,20 @@ describe('gateway trigger', () => {
     );
     expect(refunded.code, refunded.stderr).toBe(0);
     expect(refunded.stdout).toBe(`triggered sale.refunded: sale ${charge.body.uuid}\n`);
+    // a sale already in the event's status: nothing would happen, so it says so and fails (no event comes)
+    const events = async () =>
+      (
+        await call<{ data: unknown[] }>('GET', `${server.url}/api/events?type=sale.refunded`, {
+          headers: m.keys,
+        })
+      ).body.data.length;
+    const before = await events();
+    const again = await runGateway(['trigger', 'sale.refunded', '--sale', charge.body.uuid], keysEnv(m));
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      `error: sale ${charge.body.uuid} is already ESTORNADO: no sale.refunded happens (give a sale that is not ESTORNADO yet, or trigger sale.refunded without --sale)`,
+    );
+    expect(await events()).toBe(before);
 
     const funding = await runGateway(['trigger', 'sale.paid', '--json'], keysEnv(m));
     expect(funding.code, funding.stderr).toBe(0);
@@ -132,13 +146,41 @@ describe('gateway trigger', () => {
     const noKeys = await runGateway(['trigger', 'sale.paid'], { GATEWAY_URL: server.url });
     expect(noKeys.code).toBe(2);
     expect(noKeys.stderr).toMatch(/key pair is needed/);
-    const production = await startServer({ env: { SANDBOX: 'false' }, workers: false });
+    // a second gateway on the same database with the sandbox off: the own sale is made through the first
+    const production = await startServer({
+      databaseUrl: server.databaseUrl,
+      env: { SANDBOX: 'false' },
+      workers: false,
+    });
     try {
       const p = await createMerchant(production);
       const off = await runGateway(['trigger', 'sale.paid'], keysEnv(p, production.url));
       expect(off.code).toBe(1);
       expect(off.stderr).toMatch(/no sandbox routes/);
       expect(off.stderr.trim().split('\n')).toHaveLength(1);
+      // moving an own sale there says the same, not a bare "No route" 404
+      const own = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+        headers: m.keys,
+        body: {
+          amount: 1_000,
+          paymentMethod: 'PIX',
+          customer: {
+            name: 'Maria Silva',
+            email: 'maria@example.com',
+            document: '52998224725',
+            phone: '5511987654321',
+          },
+          items: [{ title: 'Pedido 7', unitPrice: 1_000, quantity: 1, tangible: false }],
+        },
+      });
+      expect(own.status, own.text).toBe(201);
+      const moved = await runGateway(
+        ['trigger', 'sale.paid', '--sale', own.body.uuid],
+        keysEnv(m, production.url),
+      );
+      expect(moved.code).toBe(1);
+      expect(moved.stderr).toMatch(/no sandbox routes \(SANDBOX is off\)/);
+      expect(moved.stderr.trim().split('\n')).toHaveLength(1);
     } finally {
       await production.close();
     }

@@ -74,27 +74,19 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
   const problem = subjectProblem(event, subject);
   if (problem) throw new UsageError(problem);
   const status = (sale: Pick<Sale, 'id'> | { id: string }, to: string) =>
-    api<Sale & { status: string }>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to });
+    sandbox(target, () =>
+      api<Sale & { status: string }>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to }),
+    );
   if (subject.sale && DISPUTE_EVENTS.includes(event)) {
     const own = await moveOwnSale(target, subject.sale, ['PAGO'], status);
     return { event, sale: own, dispute: await dispute(target, own, event) };
   }
   if (subject.sale)
-    return { event, sale: await moveOwnSale(target, subject.sale, SALE_MOVES[event]!, status) };
+    return { event, sale: await moveOwnSale(target, subject.sale, SALE_MOVES[event]!, status, event) };
   if (subject.withdrawal)
     return { event, withdrawal: await settleWithdrawal(target, subject.withdrawal, event) };
-  const newSale = async (extra: object = {}) => {
-    try {
-      return await api<Sale>(target, 'POST', '/api/sandbox/sales', { ...SALE, ...extra });
-    } catch (err) {
-      if (/answered 404/.test((err as Error).message)) {
-        throw new Error(
-          `the gateway at ${target.url} has no sandbox routes (SANDBOX is off): nothing can be triggered there`,
-        );
-      }
-      throw err;
-    }
-  };
+  const newSale = (extra: object = {}) =>
+    sandbox(target, () => api<Sale>(target, 'POST', '/api/sandbox/sales', { ...SALE, ...extra }));
   switch (event) {
     case 'sale.pending':
       return { event, sale: (await newSale()).uuid };
@@ -155,6 +147,20 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       return { event, subscription: await subscription(target, event) };
     default:
       return { event, ...(await withdrawal(target, event, newSale, status)) };
+  }
+}
+
+/** A call to a sandbox route: a gateway without them (SANDBOX off) is said so, not left as a bare 404. */
+async function sandbox<T>(target: Target, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (/answered 404: .*No route /.test((err as Error).message)) {
+      throw new Error(
+        `the gateway at ${target.url} has no sandbox routes (SANDBOX is off): nothing can be triggered there`,
+      );
+    }
+    throw err;
   }
 }
 
@@ -282,18 +288,28 @@ async function withdrawal(
   return { sale: funding.uuid, withdrawal: w.uuid };
 }
 
-/** The caller's sale through the event's statuses, skipping those it has passed (a paid sale is refunded at once). */
+/**
+ * The caller's sale through the event's statuses, skipping those it has passed (a paid sale is refunded at once).
+ * A sale event (`event`) whose status the sale already has is refused: the sandbox leaves a sale in the status
+ * it has as it is, so nothing would happen and no event would come.
+ */
 async function moveOwnSale(
   target: Target,
   id: string,
   steps: string[],
   status: (sale: { id: string }, to: string) => Promise<Sale & { status: string }>,
+  event?: EventName,
 ): Promise<string> {
   const now = await api<Sale & { status: string }>(
     target,
     'GET',
     `/api/transactions/${encodeURIComponent(id)}`,
   );
+  if (event && now.status === steps[steps.length - 1]) {
+    throw new Error(
+      `sale ${now.uuid} is already ${now.status}: no ${event} happens (give a sale that is not ${now.status} yet, or trigger ${event} without --sale)`,
+    );
+  }
   for (const [i, to] of steps.entries()) {
     if (i < steps.length - 1 && now.status === to) continue;
     await status({ id: encodeURIComponent(id) }, to);
