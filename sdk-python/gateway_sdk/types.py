@@ -242,6 +242,9 @@ class SaleItem(TypedDict):
     unitPrice: int
 
 
+SalePaymentMethod = Literal["PIX", "CREDIT_CARD", "DEBIT_CARD", "BOLETO", "TRANSFER", "PIX_AUTOMATICO"]
+
+
 class SaleRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
@@ -276,6 +279,19 @@ class SaleSplitItem(_SaleSplitItemRequired, total=False):
     percent: float
 
 
+SaleStatus = Literal[
+    "PENDENTE",
+    "EM_PROCESSAMENTO",
+    "PAGO",
+    "CANCELADO",
+    "RECUSADO",
+    "ESTORNADO",
+    "FALHA",
+    "CHARGEBACK",
+    "MED",
+]
+
+
 class _SaleRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -296,13 +312,13 @@ class _SaleRequired(TypedDict):
     # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
     # its discount; a card: what was captured); null until paid
     paidAmount: Optional[int]
-    paymentMethod: str
+    paymentMethod: SalePaymentMethod
     pixKey: Optional[str]
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
     refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
-    status: str
+    status: SaleStatus
     systemFee: int
     uuid: str
 
@@ -811,6 +827,9 @@ class ChargeItem(TypedDict):
     unitPrice: int
 
 
+ChargePaymentMethod = Literal["PIX", "CREDIT_CARD", "DEBIT_CARD", "BOLETO", "TRANSFER", "PIX_AUTOMATICO"]
+
+
 class ChargeRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
@@ -845,6 +864,19 @@ class ChargeSplitItem(_ChargeSplitItemRequired, total=False):
     percent: float
 
 
+ChargeStatus = Literal[
+    "PENDENTE",
+    "EM_PROCESSAMENTO",
+    "PAGO",
+    "CANCELADO",
+    "RECUSADO",
+    "ESTORNADO",
+    "FALHA",
+    "CHARGEBACK",
+    "MED",
+]
+
+
 class _ChargeRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -865,13 +897,13 @@ class _ChargeRequired(TypedDict):
     # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
     # its discount; a card: what was captured); null until paid
     paidAmount: Optional[int]
-    paymentMethod: str
+    paymentMethod: ChargePaymentMethod
     pixKey: Optional[str]
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
     refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
-    status: str
+    status: ChargeStatus
     systemFee: int
     uuid: str
 
@@ -925,6 +957,16 @@ class RefundAcceptedItem(TypedDict):
     unitPrice: int
 
 
+RefundAcceptedPaymentMethod = Literal[
+    "PIX",
+    "CREDIT_CARD",
+    "DEBIT_CARD",
+    "BOLETO",
+    "TRANSFER",
+    "PIX_AUTOMATICO",
+]
+
+
 class RefundAcceptedRefusalReason(TypedDict):
     """A refused card sale (RECUSADO): the acquirer's code and message"""
     code: str
@@ -959,6 +1001,19 @@ class RefundAcceptedSplitItem(_RefundAcceptedSplitItemRequired, total=False):
     percent: float
 
 
+RefundAcceptedStatus = Literal[
+    "PENDENTE",
+    "EM_PROCESSAMENTO",
+    "PAGO",
+    "CANCELADO",
+    "RECUSADO",
+    "ESTORNADO",
+    "FALHA",
+    "CHARGEBACK",
+    "MED",
+]
+
+
 class _RefundAcceptedRequired(TypedDict):
     amount: int
     boletoCode: Optional[str]
@@ -979,14 +1034,14 @@ class _RefundAcceptedRequired(TypedDict):
     # What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less
     # its discount; a card: what was captured); null until paid
     paidAmount: Optional[int]
-    paymentMethod: str
+    paymentMethod: RefundAcceptedPaymentMethod
     pixKey: Optional[str]
     refund: SaleRefund
     # Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid
     refundedAmount: int
     reserveAmount: int
     shipping: Optional[dict[str, Any]]
-    status: str
+    status: RefundAcceptedStatus
     systemFee: int
     uuid: str
 

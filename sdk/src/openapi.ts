@@ -5439,12 +5439,29 @@ export interface paths {
                     /** @description One event name, or several separated by commas */
                     type?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description The id of the last event received: every later event is sent first, oldest first (an id the account has no event of → 400) */
+                    "last-event-id"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
+                /** @description An event stream: each event as `id: <event id>`, `event: <type>` and `data: <its notification body, as webhooks receive it>` lines, and a `: keep-alive` comment every 15 s */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example id: 3f0c2a9e-8b1d-4c5e-9f7a-1b2c3d4e5f60
+                         *     event: sale.paid
+                         *     data: {"id":1042,"uuid":"0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41","status":"PAGO",…}
+                         */
+                        "text/event-stream": string;
+                    };
+                };
                 /** @description Error shape A */
                 400: {
                     headers: {
@@ -23063,7 +23080,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
+                         *       "status": "PENDENTE",
                          *       "amount": 15000,
                          *       "netAmount": 15000,
                          *       "systemFee": 15000,
@@ -23196,7 +23213,8 @@ export interface paths {
                              * @description Sales paid through a payment link: the link
                              */
                             paymentLinkId?: string;
-                            paymentMethod: string;
+                            /** @enum {string} */
+                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER" | "PIX_AUTOMATICO";
                             pixKey: string | null;
                             pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
@@ -23231,7 +23249,8 @@ export interface paths {
                                 /** @description The recipient; null for the platform (the account itself), always last */
                                 recipientId: string | null;
                             }[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
                             /**
                              * Format: uuid
                              * @description A subscription's sales: the subscription whose period it charges
@@ -28697,7 +28716,7 @@ export interface paths {
                          * @example {
                          *       "id": 42,
                          *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
-                         *       "status": "PAGO",
+                         *       "status": "PENDENTE",
                          *       "amount": 15000,
                          *       "netAmount": 15000,
                          *       "systemFee": 15000,
@@ -28830,7 +28849,8 @@ export interface paths {
                              * @description Sales paid through a payment link: the link
                              */
                             paymentLinkId?: string;
-                            paymentMethod: string;
+                            /** @enum {string} */
+                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER" | "PIX_AUTOMATICO";
                             pixKey: string | null;
                             pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
@@ -28865,7 +28885,8 @@ export interface paths {
                                 /** @description The recipient; null for the platform (the account itself), always last */
                                 recipientId: string | null;
                             }[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
                             /**
                              * Format: uuid
                              * @description A subscription's sales: the subscription whose period it charges
@@ -29974,7 +29995,8 @@ export interface paths {
                              * @description Sales paid through a payment link: the link
                              */
                             paymentLinkId?: string;
-                            paymentMethod: string;
+                            /** @enum {string} */
+                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER" | "PIX_AUTOMATICO";
                             pixKey: string | null;
                             refund: components["schemas"]["SaleRefund"];
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
@@ -30009,7 +30031,8 @@ export interface paths {
                                 /** @description The recipient; null for the platform (the account itself), always last */
                                 recipientId: string | null;
                             }[];
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
                             /**
                              * Format: uuid
                              * @description A subscription's sales: the subscription whose period it charges
@@ -31261,13 +31284,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -31440,13 +31466,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -31577,13 +31606,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -31923,13 +31955,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -32096,13 +32131,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -32418,13 +32456,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -32598,13 +32639,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape A */
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -36505,7 +36549,8 @@ export interface components {
              * @description Sales paid through a payment link: the link
              */
             paymentLinkId?: string;
-            paymentMethod: string;
+            /** @enum {string} */
+            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER" | "PIX_AUTOMATICO";
             pixKey: string | null;
             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
             refundedAmount: number;
@@ -36539,7 +36584,8 @@ export interface components {
                 /** @description The recipient; null for the platform (the account itself), always last */
                 recipientId: string | null;
             }[];
-            status: string;
+            /** @enum {string} */
+            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
             /**
              * Format: uuid
              * @description A subscription's sales: the subscription whose period it charges

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { type KeyRecheck, merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { notFound } from '../platform/errors/app-error.js';
@@ -56,7 +57,28 @@ export async function eventRoutes(
         ...KEY_ROUTE,
         summary: 'Server-Sent Events: every new event of the account, resumed after Last-Event-ID',
         querystring: StreamQuery,
-        response: { ...errors },
+        headers: Type.Object({
+          'last-event-id': Type.Optional(
+            Type.String({
+              description:
+                'The id of the last event received: every later event is sent first, oldest first (an id the account has no event of → 400)',
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            description:
+              'An event stream: each event as `id: <event id>`, `event: <type>` and `data: <its notification body, as webhooks receive it>` lines, and a `: keep-alive` comment every 15 s',
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string' },
+                example:
+                  'id: 3f0c2a9e-8b1d-4c5e-9f7a-1b2c3d4e5f60\nevent: sale.paid\ndata: {"id":1042,"uuid":"0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41","status":"PAGO",…}\n\n',
+              },
+            },
+          },
+          ...errors,
+        },
       },
     },
     async (request, reply) => {

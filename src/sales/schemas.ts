@@ -3,6 +3,7 @@ import { ListPage } from '../platform/http/common-schemas.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { SaleRisk } from '../risk/index.js';
 import { SaleRefund } from '../webhooks/index.js';
+import { PAYMENT_METHODS } from './list-filters.js';
 import { SALE_STATUSES } from './settlement/status-machine.js';
 
 // `type: [x, 'null']` rather than anyOf: the response serializer handles it without trying each branch.
@@ -103,12 +104,12 @@ export const Sale = Type.Object(
   {
     id: Type.Integer(),
     uuid: Type.String({ format: 'uuid' }),
-    status: Type.String(),
+    status: Type.String({ enum: [...SALE_STATUSES] }),
     amount: Type.Integer(),
     netAmount: Type.Integer(),
     systemFee: Type.Integer(),
     reserveAmount: Type.Integer(),
-    paymentMethod: Type.String(),
+    paymentMethod: Type.String({ enum: [...PAYMENT_METHODS] }),
     date: Type.String({ format: 'date-time' }),
     completedAt: NullableString({ format: 'date-time' }),
     customer: CustomerOut,

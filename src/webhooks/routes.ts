@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { apiKeyActor, userActor } from '../audit/index.js';
 import { accountOf, sessionOf } from '../auth/index.js';
 import { validation } from '../platform/errors/app-error.js';
-import { errorAnswers } from '../platform/http/error-schemas.js';
+import { AnyDoorForbiddenBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Limiter } from '../platform/http/rate-limit.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
@@ -65,7 +65,9 @@ export async function webhookRoutes(
         body: CreateBody,
         response: {
           201: CreatedWebhook,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -99,7 +101,9 @@ export async function webhookRoutes(
         body: UpdateBody,
         response: {
           200: Webhook,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -117,7 +121,9 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           204: NoContent,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -164,7 +170,9 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           202: Delivery,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -191,7 +199,9 @@ export async function webhookRoutes(
         body: RotateBody,
         response: {
           200: RotatedSecret,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -216,7 +226,9 @@ export async function webhookRoutes(
         params: IdParam,
         response: {
           202: TestQueued,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 429]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404, 429]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },
@@ -239,7 +251,9 @@ export async function webhookRoutes(
         body: RecoverBody,
         response: {
           202: Recovered,
-          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404]),
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 404]),
+          // a key's scope refused in shape D (decisions.md), a user's role in shape A, the key's address in B
+          403: AnyDoorForbiddenBody,
         },
       },
     },

@@ -275,7 +275,7 @@ function cataloguedError(
   declared: Record<string, unknown> | undefined,
   codes: ErrorCode[],
   routeShape: ErrorShape,
-  url: string,
+  route: DocumentedRoute,
 ): Record<string, unknown> {
   const families = new Map<string, Record<string, unknown>>();
   const members = declared
@@ -307,7 +307,7 @@ function cataloguedError(
     // an example of every code, in the family's body
     const shape = SHAPE_OF_MEMBER[family] ?? 'envelope';
     for (const code of familyCodes) {
-      const example = code === 'NOT_FOUND' ? notFoundExample(url) : ERROR_MEANINGS[code].example;
+      const example = exampleMessage(code, family, route);
       const error = new HttpError(code, example, SHAPE_OF_MEMBER[family]);
       examples[code in examples ? `${code} (${family.slice(-1)})` : code] = {
         value: renderError(error, shape),
@@ -353,6 +353,69 @@ export function notFoundExample(url: string): string {
   return `${noun} not found`;
 }
 
+/** What the document knows of a route when it writes its errors' examples. */
+interface DocumentedRoute {
+  url: string;
+  method: string;
+  schema: FastifySchema | undefined;
+  /** The key scope the route needs (its config's `keyScope`), when it declares one. */
+  keyScope: string | undefined;
+}
+
+/**
+ * An error example's message written for its route, where the catalogue's one would name another (a FORBIDDEN
+ * of POST /api/transactions on every route, a body's field on a GET that takes none).
+ */
+function exampleMessage(code: ErrorCode, family: string, route: DocumentedRoute): string {
+  if (code === 'NOT_FOUND') return notFoundExample(route.url);
+  if (code === 'VALIDATION_ERROR') return validationExample(route);
+  if (code === 'FORBIDDEN') {
+    if (family === 'Error shape A') {
+      return route.url.startsWith('/api/ops/')
+        ? 'Your console role (support) may not do this'
+        : 'Your role (viewer) may not do this; ask an owner or admin of the account';
+    }
+    if (route.method === 'GET' || route.method === 'HEAD') {
+      return `${notFoundExample(route.url).replace(/ not found$/, '')} belongs to another account`;
+    }
+    // a key's scope refused: reads need "read", anything else "full" unless the route says (auth's rule)
+    return `This API key's scope is "read"; ${route.method} ${route.url.replace(/:(\w+)/g, '{$1}')} needs a "${route.keyScope ?? 'full'}" key`;
+  }
+  return ERROR_MEANINGS[code].example;
+}
+
+/**
+ * A VALIDATION_ERROR as the server words it (server.ts) for this route's first input: a body's first required
+ * field missing, a query parameter or a path id out of its type; a route that takes none refuses a path
+ * that is not valid percent-encoding.
+ */
+function validationExample(route: DocumentedRoute): string {
+  type Part = { properties?: Record<string, { type?: unknown; maximum?: unknown }>; required?: string[] };
+  const parts: [string, Part | undefined][] = [
+    ['body', route.schema?.body as Part | undefined],
+    ['querystring', route.schema?.querystring as Part | undefined],
+    ['params', route.schema?.params as Part | undefined],
+  ];
+  for (const [where, part] of parts) {
+    const names = Object.keys(part?.properties ?? {});
+    if (names.length === 0) continue;
+    const required = part!.required?.[0];
+    if (where === 'body' && required) return `Invalid body: must have required property '${required}'`;
+    const name = names[0]!;
+    const field = part!.properties![name]!;
+    const reason =
+      typeof field.maximum === 'number'
+        ? `must be <= ${field.maximum}`
+        : typeof field.type === 'string'
+          ? `must be ${field.type}`
+          : 'must match the documented schema';
+    return `Invalid ${where}/${name}: ${reason}`;
+  }
+  return route.method === 'GET' || route.method === 'HEAD'
+    ? 'Path is not valid percent-encoding'
+    : 'Body is not valid JSON';
+}
+
 const BODY_OF_FAMILY: Record<string, unknown> = {
   'Error shape A': EnvelopeErrorBody,
   'Error shape B': IpAccessErrorBody,
@@ -376,8 +439,14 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
     // an error status the route declares but cannot answer is not documented
     if (Number(status) >= 400 && !catalogue.has(Number(status))) delete responses[status];
   }
+  const documentedRoute: DocumentedRoute = {
+    url,
+    method,
+    schema,
+    keyScope: route.config?.keyScope as string | undefined,
+  };
   for (const [status, codes] of catalogue) {
-    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape, url);
+    responses[String(status)] = cataloguedError(responses[String(status)], codes, shape, documentedRoute);
   }
   if (Object.keys(responses).length > 0) out.response = responses;
   return out;

@@ -89,6 +89,20 @@ describe('GET /openapi.json', () => {
     expect(notFound('/api/public/cashout/{id}', 'get')).toContain('Withdrawal not found');
     expect(notFound('/api/transactions/{id}', 'get')).toContain('Sale not found');
     expect(notFound('/api/disputes/{id}', 'get')).toContain('Dispute not found');
+    // a webhook route a key opens refuses the key's scope in shape D, a user's role in shape A
+    const webhook403 = JSON.stringify(doc.paths['/api/webhook']!.post!.responses['403']!.content);
+    expect(webhook403).toContain(
+      '"message":"This API key\'s scope is \\"read\\"; POST /api/webhook needs a \\"full\\" key","error":"FORBIDDEN"',
+    );
+    expect(webhook403).toContain('"success":false,"error":{"code":"FORBIDDEN","message":"Your role (viewer)');
+    // examples written for their route: a scope refusal names it, a GET's 400 no body field
+    expect(examples('403')).not.toContain('POST /api/transactions');
+    const balance400 = JSON.stringify(doc.paths['/api/public/balance']!.get!.responses['400']!.content);
+    expect(balance400).not.toContain('Invalid body');
+    const events400 = JSON.stringify(doc.paths['/api/events']!.get!.responses['400']!.content);
+    expect(events400).toMatch(/Invalid querystring\//);
+    const charge400 = JSON.stringify(doc.paths['/api/transactions']!.post!.responses['400']!.content);
+    expect(charge400).toContain("Invalid body: must have required property 'amount'");
   });
 
   it('names its schemas (Balance, Withdrawal, Sale, Event, each error shape) and refers to them', () => {
