@@ -2,7 +2,7 @@ import type { BoletoAddressIn } from '../boletos/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { BoletoSales, Customer, SaleOrigin, SaleRow } from '../sales/index.js';
-import { BoletoUnavailable, CheckoutGone, CheckoutInputError } from './errors.js';
+import { BoletoUnavailable, CheckoutInputError } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
 import { amountFor, type PublicCheckout, reserveUse } from './pay.js';
 import { type PayerInput, payerOf } from './payer.js';
@@ -68,9 +68,7 @@ export class PublicBoletos {
     body: PayerInput & { address: PayerAddress },
     ip: string,
   ): Promise<BoletoPayment> {
-    const { session, state } = await this.checkout.sessionWithState(id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
+    const session = await this.checkout.payableSession(id);
     offersBoleto(session.methods);
     return this.issue(
       session.account_id,

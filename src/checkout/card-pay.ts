@@ -195,9 +195,7 @@ export class PublicCards {
         redirectUrl: link.success_url,
       };
     }
-    const { session, state } = await this.checkout.sessionWithState(page.id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
+    const session = await this.checkout.payableSession(page.id);
     offersCard(session.methods);
     if (amountCents !== undefined) {
       throw new CheckoutInputError('amountCents is the session’s own: leave it out');

@@ -42,6 +42,10 @@ const MESSAGES: Record<string, { title: string; text: string }> = {
     title: 'Esta página de pagamento expirou',
     text: 'O tempo para pagar terminou. Volte à loja para fazer o pedido de novo.',
   },
+  'session:turned_off': {
+    title: 'Esta loja não está aceitando pagamentos agora',
+    text: 'Nada foi cobrado. Fale com a loja antes de tentar de novo.',
+  },
 };
 
 /** The pt-BR page saying why there is nothing to pay: the same stylesheet, no script. */

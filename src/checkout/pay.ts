@@ -22,7 +22,7 @@ import { type LinkView, usesOf } from './links.js';
 import { offered, type TakenMethods } from './methods.js';
 import { type PayerInput, payerOf } from './payer.js';
 import { payerTokenOf } from './payer-token.js';
-import { findSession, type SessionItem } from './sessions.data.js';
+import { findSession, type SessionItem, type SessionRow } from './sessions.data.js';
 import { type SessionStatus, sessionState } from './sessions.js';
 import { isSlug } from './slugs.js';
 import { successRedirect } from './urls.js';
@@ -153,6 +153,8 @@ export class PublicCheckout {
   async session(id: string): Promise<PublicSession> {
     const { session, state } = await this.sessionWithState(id);
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
+    // an open session of a shop that takes no payments (waiting for review, suspended, closed) offers nothing
+    if (state.status === 'open') await this.shopTakesPayments(session.account_id);
     return {
       id: session.id,
       status: state.status,
@@ -172,11 +174,8 @@ export class PublicCheckout {
    * that nobody else is handed it).
    */
   async paySession(id: string, body: PixPayInput, log: Logger, ip: string): Promise<PixPayment> {
-    const { session, state } = await this.sessionWithState(id);
-    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
-    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
+    const session = await this.payableSession(id);
     offersPix(session.methods);
-    await this.shopTakesPayments(session.account_id);
     const customer = payerOf(body, session.customer);
     const payer = payerTokenOf(body.payerToken);
     const open = body.payerToken
@@ -254,6 +253,18 @@ export class PublicCheckout {
       origin,
     );
     throw new CheckoutRefused('Este pagamento foi recusado pela análise de risco da loja.');
+  }
+
+  /**
+   * The session `id` while it takes a payment (every method's door): unknown → CheckoutNotFound; paid, expired
+   * or its shop taking no payments → CheckoutGone.
+   */
+  async payableSession(id: string): Promise<SessionRow> {
+    const { session, state } = await this.sessionWithState(id);
+    if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
+    if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
+    await this.shopTakesPayments(session.account_id);
+    return session;
   }
 
   /** A shop waiting for review, suspended or closed takes no payments: its pages say it is off. */

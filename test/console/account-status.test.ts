@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, cardEnding } from '../cards/cards.js';
+import { countRows, createSession, PAYER } from '../checkout/fixtures.js';
 import { saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -166,6 +168,55 @@ describe('account statuses', () => {
       }
     });
   }
+
+  it('a checkout session of a shop that takes no payments offers nothing on any door; active again, it pays', async () => {
+    const m = await createMerchant(server);
+    const session = await createSession(server, m, { methods: ['PIX', 'BOLETO', 'CREDIT_CARD'] });
+    const base = `${server.url}/api/public/checkout/${session.id}`;
+    const address = {
+      street: 'Rua das Flores',
+      number: '100',
+      district: 'Centro',
+      city: 'São Paulo',
+      state: 'SP',
+      zipCode: '01001000',
+    };
+    const tries = [
+      ['GET', base, undefined],
+      ['POST', base, PAYER],
+      ['POST', `${base}/boleto`, { ...PAYER, address }],
+      ['GET', `${base}/installments`, undefined],
+      ['POST', `${base}/card-token`, cardBody(cardEnding('1'))],
+      ['POST', `${base}/card`, { ...PAYER, token: 'tok_none', installments: 1 }],
+    ] as const;
+    for (const status of ['pending_review', 'suspended', 'closed']) {
+      await setStatus(m, status);
+      const before = {
+        sales: await countRows(server, 'sales'),
+        tokens: await countRows(server, 'card_tokens'),
+      };
+      for (const [method, url, body] of tries) {
+        const res = await call<Record<string, unknown>>(method, url, body ? { body } : {});
+        expect(res.status, `${status} ${method} ${url}: ${res.text}`).toBe(410);
+        expect(res.body, url).toEqual({
+          message: 'This shop is not taking payments right now',
+          error: 'GONE',
+        });
+      }
+      // the payer's page says so, in Portuguese
+      const page = await call('GET', `${server.url}/checkout/${session.id}`);
+      expect(page.status).toBe(410);
+      expect(page.text).toContain('Esta loja não está aceitando pagamentos agora');
+      expect({
+        sales: await countRows(server, 'sales'),
+        tokens: await countRows(server, 'card_tokens'),
+      }).toEqual(before);
+    }
+    await setStatus(m, 'active');
+    expect((await call('GET', base)).status).toBe(200);
+    const paid = await call('POST', base, { body: PAYER });
+    expect(paid.status, paid.text).toBe(201);
+  });
 
   it('closed: every key and session is refused', async () => {
     const m = await createMerchant(server);
