@@ -136,7 +136,7 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     risk: {
       rules: risk,
       refuse: (accountId, input, decision, origin, inTx) =>
-        openBlockedSale(db, queue, accountId, input, null, decision, origin, inTx),
+        openBlockedSale(db, queue, accountId, input, null, decision, { origin, inTx }),
     },
   };
   const biller = new SubscriptionBiller(

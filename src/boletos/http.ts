@@ -34,7 +34,16 @@ export async function mapBoletoErrors<T>(work: () => Promise<T>): Promise<T> {
 
 /** The issuer with its errors mapped, for the boleto port and the payer pages (checkout). */
 export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean): BoletoSales {
+  const checkPostback = async (url: string) => {
+    if (allowPrivateTargets) return;
+    const problem = await addressProblem(url, 'postbackUrl');
+    if (problem) throw validation(problem);
+  };
   return {
+    check: (accountId: number, body: unknown) =>
+      mapBoletoErrors(async () => {
+        await issuer.check(accountId, body as BoletoSaleInput, { checkPostback });
+      }),
     open: (
       accountId: number,
       body: unknown,
@@ -42,15 +51,7 @@ export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean):
       origin?: SaleOrigin,
     ) =>
       mapBoletoErrors(() =>
-        issuer.issue(accountId, body as BoletoSaleInput, {
-          bind,
-          origin,
-          checkPostback: async (url) => {
-            if (allowPrivateTargets) return;
-            const problem = await addressProblem(url, 'postbackUrl');
-            if (problem) throw validation(problem);
-          },
-        }),
+        issuer.issue(accountId, body as BoletoSaleInput, { bind, origin, checkPostback }),
       ),
   };
 }
@@ -76,6 +77,10 @@ export function boletoMethod(deps: {
   return {
     methods: ['BOLETO'],
     refunders: [],
+    check: async (accountId, request) => {
+      if (!sales) throw unavailable('BOLETO');
+      await sales.check(accountId, request);
+    },
     open: async (accountId, request, key) => {
       if (!sales) throw unavailable('BOLETO');
       // the issue refuses a split that cannot be before the boleto's charge is opened at the PSP

@@ -252,6 +252,21 @@ export class CardSales {
     return prepared.map((p) => ('error' in p ? p : { saleId: p.sale.id }));
   }
 
+  /**
+   * A card sale's own checks as `open` makes them before its card is used (its fields, the account's standing,
+   * fee and split), nothing written (`PaymentMethodPort.check`).
+   */
+  async checkCharge(accountId: number, input: CardSaleInput): Promise<void> {
+    const checked = await this.check(input);
+    await checkChargeSplit(
+      this.db,
+      accountId,
+      input.amount,
+      { paymentMethod: input.paymentMethod, installments: checked.installments },
+      input.split,
+    );
+  }
+
   /** What is checked of a card sale's body before anything is stored. */
   private async check(input: CardSaleInput): Promise<CheckedCardSale> {
     const credit = input.paymentMethod === 'CREDIT_CARD';

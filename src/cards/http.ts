@@ -37,6 +37,10 @@ export function cardMethod(deps: {
       if (!charger) throw unavailable(request.paymentMethod);
       return mapCardErrors(() => charger.open(accountId, request as unknown as CardSaleInput, key, log));
     },
+    check: async (accountId, request) => {
+      if (!charger) throw unavailable(request.paymentMethod);
+      await mapCardErrors(() => charger.checkCharge(accountId, request as unknown as CardSaleInput));
+    },
     cancel: (accountId, id) => mapCardErrors(() => sales.void(accountId, id)),
     refreshStatuses: async (log) => (await sales.resolveUnknown(log)) + (await sales.voidExpired(log)),
   };

@@ -95,24 +95,27 @@ export class PublicBoletos {
     ip: string,
     reserve?: (tx: Queryable) => Promise<void>,
   ): Promise<BoletoPayment> {
-    if (!this.boletos) throw new BoletoUnavailable('No payment processor is configured to issue boletos');
+    const boletos = this.boletos;
+    if (!boletos) throw new BoletoUnavailable('No payment processor is configured to issue boletos');
+    const body = {
+      amount,
+      customer: { ...customer, address },
+      items,
+      metadata,
+      boleto: { dueDate: dueDate() },
+      ...(split ? { split } : {}),
+    };
     await this.checkout.refuseWhenBlocked(
       accountId,
       'BOLETO',
       { amount, customer, items, metadata },
       origin,
       ip,
+      () => boletos.check(accountId, body),
     );
-    const sale = await this.boletos.open(
+    const sale = await boletos.open(
       accountId,
-      {
-        amount,
-        customer: { ...customer, address },
-        items,
-        metadata,
-        boleto: { dueDate: dueDate() },
-        ...(split ? { split } : {}),
-      },
+      body,
       async (tx) => {
         if (reserve) await reserve(tx);
       },

@@ -7,6 +7,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
 import {
+  checkPixCharge,
   createPixSale,
   type OriginSale,
   openBlockedSale,
@@ -133,16 +134,13 @@ export class PublicCheckout {
       recoveryUrl: `${this.deps.publicUrl}/pay/${link.slug}`,
       payerTokenHash: payer.hash,
     };
-    await this.refuseWhenBlocked(
-      link.account_id,
-      'PIX',
-      { amount, customer, items, metadata: link.metadata },
-      origin,
-      ip,
+    const charge = { amount, customer, items, metadata: link.metadata, split: link.split ?? undefined };
+    await this.refuseWhenBlocked(link.account_id, 'PIX', charge, origin, ip, () =>
+      this.checkPix(link.account_id, charge),
     );
     return this.openPix(
       link.account_id,
-      { amount, customer, items, expiresIn, metadata: link.metadata, split: link.split ?? undefined },
+      { ...charge, expiresIn },
       log,
       origin,
       payer.token,
@@ -199,15 +197,12 @@ export class PublicCheckout {
       customer,
       items: session.items,
       metadata: session.metadata,
+      split: session.split ?? undefined,
     };
-    await this.refuseWhenBlocked(session.account_id, 'PIX', charge, origin, ip);
-    return this.openPix(
-      session.account_id,
-      { ...charge, expiresIn, split: session.split ?? undefined },
-      log,
-      origin,
-      payer.token,
+    await this.refuseWhenBlocked(session.account_id, 'PIX', charge, origin, ip, () =>
+      this.checkPix(session.account_id, charge),
     );
+    return this.openPix(session.account_id, { ...charge, expiresIn }, log, origin, payer.token);
   }
 
   /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
@@ -227,7 +222,8 @@ export class PublicCheckout {
 
   /**
    * The risk rules asked about a payer's PIX or boleto payment (`ip`: the payer's address): a block records the
-   * refused sale on the link or session (RISK_BLOCKED, the shop and operators see it) and refuses the payer.
+   * refused sale on the link or session (RISK_BLOCKED, the shop and operators see it) and refuses the payer,
+   * once the payment passed its own checks (`check`: they come first, and refuse it with their own error).
    */
   async refuseWhenBlocked(
     accountId: number,
@@ -235,6 +231,7 @@ export class PublicCheckout {
     charge: { amount: number; customer: Customer; items: SessionItem[]; metadata: Record<string, string> },
     origin: SaleOrigin,
     ip: string,
+    check: () => Promise<void>,
   ): Promise<void> {
     const decision = this.deps.risk?.decide({
       method,
@@ -250,9 +247,18 @@ export class PublicCheckout {
       { ...charge, paymentMethod: method },
       null,
       decision,
-      origin,
+      { origin, check },
     );
     throw new CheckoutRefused('Este pagamento foi recusado pela análise de risco da loja.');
+  }
+
+  /** A payer's PIX payment's own checks, as its charge makes them (its split above all). */
+  private checkPix(
+    accountId: number,
+    charge: { amount: number; customer: Customer; items: SessionItem[]; split?: unknown },
+  ): Promise<void> {
+    // a payer's page gives no postback: no address to check
+    return checkPixCharge(this.deps.db, accountId, { ...charge, paymentMethod: 'PIX' }, true);
   }
 
   /**

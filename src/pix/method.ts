@@ -4,6 +4,7 @@ import {
   type ChargeInput,
   cancelCharge,
   cancelExpiredCharges,
+  checkPixCharge,
   createPixSale,
   type PaymentMethodPort,
   type PixChargeProcessor,
@@ -39,6 +40,8 @@ export function pixMethod(deps: {
       });
       return opened;
     },
+    check: (accountId, request) =>
+      checkPixCharge(db, accountId, request as unknown as ChargeInput, deps.allowPrivateTargets),
     cancel: (accountId, id) => cancelCharge(db, queue, processor, accountId, id),
     refreshStatuses: (log) => cancelExpiredCharges(db, queue, processors, log, ['PIX', 'PIX_AUTOMATICO']),
   };

@@ -21,6 +21,20 @@ export interface BlockedChargeInput {
   metadata?: Record<string, string>;
 }
 
+/** Where a blocked charge comes from, and what it must pass before it is stored. */
+export interface BlockedSaleOptions {
+  /** A payer's page it was started on (a payment link or checkout session): the sale carries it. */
+  origin?: SaleOrigin;
+  /** Runs in the transaction that stores the sale, after it (a subscription's try bound to its sale). */
+  inTx?: (tx: Queryable, saleId: number) => Promise<void>;
+  /**
+   * The charge's own checks (its method's, `PaymentMethodPort.check`): they come before the risk rules in the
+   * admission, so a request they refuse is refused with their error and nothing is stored. Not run for a replay
+   * of the request's Idempotency-Key.
+   */
+  check?: () => Promise<void>;
+}
+
 /**
  * A charge a risk rule blocks: stored RECUSADO with `refusalReason` RISK_BLOCKED and the decision, under the
  * Idempotency-Key rules of any charge, notified as any refused sale; nothing is opened at the processor.
@@ -32,14 +46,12 @@ export async function openBlockedSale(
   input: BlockedChargeInput,
   key: string | null,
   risk: RiskDecision,
-  /** A payer's page it was started on (a payment link or checkout session): the sale carries it. */
-  origin?: SaleOrigin,
-  /** Runs in the transaction that stores the sale, after it (a subscription's try bound to its sale). */
-  inTx?: (tx: Queryable, saleId: number) => Promise<void>,
+  { origin, inTx, check }: BlockedSaleOptions = {},
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   const customer = normalizeCustomer(input.customer);
-  return createKeyedSale(db, accountId, key, input, (bind) =>
-    db.tx(async (tx) => {
+  return createKeyedSale(db, accountId, key, input, async (bind) => {
+    if (check) await check();
+    return db.tx(async (tx) => {
       const uuid = randomUUID();
       const sale = await createSale(
         tx,
@@ -75,6 +87,6 @@ export async function openBlockedSale(
       if (inTx) await inTx(tx, sale.id);
       await bind(tx, sale.id);
       return (await findSaleRow(tx, { kind: 'numeric', id: sale.id }))!;
-    }),
-  );
+    });
+  });
 }

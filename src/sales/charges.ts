@@ -75,6 +75,36 @@ export interface ChargeInput {
 const unavailable = (to: string) =>
   new AppError('PROCESSOR_UNAVAILABLE', `No payment processor is configured to ${to}`);
 
+/** A PIX charge's buyer and postback address checked (its size is checked before), nothing read or written. */
+async function checkedPixRequest(
+  input: ChargeInput,
+  allowPrivateTargets: boolean,
+): Promise<{ customer: Customer; postbackUrl: string | null }> {
+  const customer = normalizeCustomer(input.customer);
+  const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+  if (postbackUrl && !allowPrivateTargets) {
+    const problem = await addressProblem(postbackUrl, 'postbackUrl');
+    if (problem) throw validation(problem);
+  }
+  return { customer, postbackUrl };
+}
+
+/**
+ * A PIX charge's own checks as `createPixSale` makes them (its fields, the account's fee against its amount, its
+ * split), nothing written and nothing opened: what a charge a risk rule blocks is checked by first, so that a
+ * request the charge itself refuses is answered 400, not stored as a refused sale.
+ */
+export async function checkPixCharge(
+  db: Db,
+  accountId: number,
+  input: ChargeInput,
+  allowPrivateTargets: boolean,
+): Promise<void> {
+  checkSaleSize(input);
+  await checkedPixRequest(input, allowPrivateTargets);
+  await checkChargeSplit(db, accountId, input.amount, { paymentMethod: 'PIX' }, input.split);
+}
+
 /**
  * POST /api/transactions: claims the Idempotency-Key, opens the charge at the processor, then stores the
  * PENDENTE sale (notified sale.pending) and binds the key to it in one transaction. No database connection is
@@ -103,12 +133,7 @@ export async function createPixSale(
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   checkSaleSize(input);
   if (!processor) throw unavailable('open PIX charges');
-  const customer = normalizeCustomer(input.customer);
-  const postbackUrl = normalizePostbackUrl(input.postbackUrl);
-  if (postbackUrl && !context.allowPrivateTargets) {
-    const problem = await addressProblem(postbackUrl, 'postbackUrl');
-    if (problem) throw validation(problem);
-  }
+  const { customer, postbackUrl } = await checkedPixRequest(input, context.allowPrivateTargets);
   const expiresIn = input.expiresIn ?? EXPIRES_IN.default;
   const normalized = { ...input, customer, postbackUrl, expiresIn, shipping: input.shipping ?? null };
   const hash = createHash('sha256').update(JSON.stringify(normalized)).digest('hex');

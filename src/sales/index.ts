@@ -17,6 +17,7 @@ export {
   cancelOpenChargesOf,
   cancelSessionCharges,
   chargeWrites,
+  checkPixCharge,
   createKeyedSale,
   createPixSale,
   dueExpiry,

@@ -86,10 +86,13 @@ export async function openCharge(
         })
       : ALLOW;
   // every sale comes back as it stands (a blocked one read after its refusal): answered as stored, not read again
+  const port = deps.methods.of(input.paymentMethod);
   const opened: OpenedSale =
     risk.decision === 'block'
-      ? await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk)
-      : await deps.methods.of(input.paymentMethod).open(accountId, input, key, log);
+      ? await openBlockedSale(deps.db, deps.queue, accountId, input as BlockedChargeInput, key, risk, {
+          check: () => port.check(accountId, input),
+        })
+      : await port.open(accountId, input, key, log);
   const body = opened.sale.public_json;
   if (opened.sale.pix_key === null) return { body, replayed: opened.replayed };
   // a boleto's answer carries the QR its issue drew for its Pix (the same code): not drawn twice

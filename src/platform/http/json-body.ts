@@ -15,6 +15,8 @@ type Done = (err: Error | null, value?: unknown) => void;
 /** A `\uD800`–`\uDFFF` escape: the only way JSON text decoded from UTF-8 can carry a UTF-16 surrogate alone. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 const LONE_SURROGATE = /\p{Cs}/u;
+/** Where processors call back (their notifications of Pix received, payouts, card changes). */
+const PROCESSOR_CALLBACKS = '/api/providers/';
 /** A `\u0000` escape: the only way JSON text can carry a NUL (a raw control character is not JSON). */
 const NUL_ESCAPE = /\\u0000/;
 const NUL = /\0/;
@@ -94,8 +96,10 @@ function jsonParser(app: Http) {
         );
       }
       // refused here for every field, as the database refuses it in those it sees as text (server.ts): a NUL
-      // in an item's title or a metadata value would reach receivers, exports and processors
-      if (holds(text, value, NUL_ESCAPE, NUL)) {
+      // in an item's title or a metadata value would reach receivers, exports and processors. Not on a
+      // processor's callback: it judges entry by entry, so a bad entry never loses the good ones beside it
+      const callback = (request.routeOptions?.url ?? request.url).startsWith(PROCESSOR_CALLBACKS);
+      if (!callback && holds(text, value, NUL_ESCAPE, NUL)) {
         return done(new AppError('VALIDATION_ERROR', 'Text fields must not contain NUL characters'));
       }
       if (members > 0 && parsedMembers(value) !== members) return done(repeated(text));

@@ -36,6 +36,12 @@ export interface PaymentMethodPort {
    */
   open(accountId: number, request: ChargeRequest, key: string | null, log: Logger): Promise<OpenedSale>;
   /**
+   * The charge's own checks as `open` makes them (its fields, the account's standing and fee, its split), nothing
+   * written and nothing opened: a charge a risk rule blocks is checked by them first, so that a request the
+   * charge itself refuses is refused, not stored as a refused sale (decisions.md, "One admission").
+   */
+  check(accountId: number, request: ChargeRequest): Promise<void>;
+  /**
    * Cancels the account's sale at the merchant's request: a charge removed at its processor (one found paid
    * there is credited instead), an authorization voided at the acquirer. Its sale id; a sale in a status that
    * cannot be cancelled → INVALID_STATUS.
@@ -113,6 +119,8 @@ export class PaymentMethods {
  * transaction that does; refusals are thrown as the routes' errors.
  */
 export interface BoletoSales {
+  /** A boleto's own checks, nothing taken or written (`PaymentMethodPort.check`). */
+  check(accountId: number, body: unknown): Promise<void>;
   open(
     accountId: number,
     body: unknown,

@@ -106,6 +106,7 @@ describe('the payment methods behind one port', () => {
       methods,
       refunders: [],
       open: () => Promise.reject(new Error('not here')),
+      check: () => Promise.reject(new Error('not here')),
       cancel: () => Promise.reject(new Error('not here')),
       refreshStatuses: async () => 0,
     });
