@@ -309,7 +309,15 @@ export async function buildApp(platform: Platform): Promise<Http> {
     secret: cielo?.notificationSecret ?? null,
   });
   if (sandboxProcessor) {
-    const sandbox = { db, queue, apiKey, requireSession, processor: sandboxProcessor, settler };
+    const sandbox = {
+      db,
+      queue,
+      apiKey,
+      requireSession,
+      processor: sandboxProcessor,
+      settler,
+      risk: riskRules,
+    };
     await app.register(sandboxSalesRoutes, sandbox);
     await app.register(sandboxRecurrenceRoutes, sandbox);
     await app.register(sandboxCartRoutes, sandbox);

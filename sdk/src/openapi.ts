@@ -25105,7 +25105,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: an approved Pix Automático mandate */
+        /** Sandbox: an approved Pix Automático mandate (journeys 3 and 4 debit its first cycle, refused RISK_BLOCKED when a risk rule blocks the payer) */
         post: {
             parameters: {
                 query?: never;
@@ -25258,7 +25258,7 @@ export interface paths {
                         "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
@@ -25339,7 +25339,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: a paid cycle of a Pix Automático mandate */
+        /** Sandbox: a paid cycle of a Pix Automático mandate (a payer a risk rule blocks: the cycle is refused, RISK_BLOCKED) */
         post: {
             parameters: {
                 query?: never;
@@ -25445,7 +25445,7 @@ export interface paths {
                         "application/json": (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */

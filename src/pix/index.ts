@@ -4,6 +4,7 @@
 export { BcbProcessor } from './adapter.js';
 export { MandateCharges } from './automatico/mandate-charges.js';
 export {
+  type CycleRefusal,
   createRecurrence,
   debitCycle,
   findRecurrence,

@@ -4,7 +4,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { auditRiskDecision, type RiskDecision } from '../risk/index.js';
 import { findSaleRow } from './charges.data.js';
 import { createKeyedSale } from './charges.js';
-import { createSale } from './create.js';
+import { createSale, type SaleDoor } from './create.js';
 import { type SaleOrigin, setRefusalReason } from './data.js';
 import { normalizeCustomer, normalizePostbackUrl } from './input.js';
 import { moveSale } from './settlement/transition.js';
@@ -33,6 +33,8 @@ export interface BlockedSaleOptions {
    * of the request's Idempotency-Key.
    */
   check?: () => Promise<void>;
+  /** The door it came through, for the account's standing (the sandbox's own sale route: `sandbox`). */
+  door?: SaleDoor;
 }
 
 /**
@@ -46,47 +48,66 @@ export async function openBlockedSale(
   input: BlockedChargeInput,
   key: string | null,
   risk: RiskDecision,
-  { origin, inTx, check }: BlockedSaleOptions = {},
+  { origin, inTx, check, door }: BlockedSaleOptions = {},
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
-  const customer = normalizeCustomer(input.customer);
   return createKeyedSale(db, accountId, key, input, async (bind) => {
     if (check) await check();
     return db.tx(async (tx) => {
-      const uuid = randomUUID();
-      const sale = await createSale(
-        tx,
-        {
-          accountId,
-          amount: input.amount,
-          paymentMethod: input.paymentMethod,
-          customer,
-          items: input.items,
-          shipping: input.shipping ?? null,
-          installments: null,
-          processor: 'risk',
-          postbackUrl: normalizePostbackUrl(input.postbackUrl),
-          cartId: null,
-          recurrence: null,
-          pixKey: null,
-          externalTransactionId: uuid,
-          cardLastFour: null,
-          cardBrand: null,
-          boletoCode: null,
-          metadata: input.metadata ?? {},
-          risk,
-          ...(origin ? { origin } : {}),
-        },
-        { notifyPending: false, uuid },
-      );
-      await auditRiskDecision(tx, accountId, sale.id, risk);
-      await setRefusalReason(tx, sale.id, {
-        code: 'RISK_BLOCKED',
-        message: `Blocked by the risk rule "${risk.ruleName}"`,
-      });
-      await moveSale(tx, queue, sale.id, 'RECUSADO');
+      const sale = await storeBlockedSale(tx, queue, accountId, input, risk, { origin, door });
       if (inTx) await inTx(tx, sale.id);
       await bind(tx, sale.id);
       return (await findSaleRow(tx, { kind: 'numeric', id: sale.id }))!;
     });
   });
+}
+
+/**
+ * In the caller's transaction: a sale a risk rule blocks, stored RECUSADO with `refusalReason` RISK_BLOCKED and
+ * the decision audited, notified as any refused sale. Its id. A Pix Automático cycle's carries its mandate.
+ */
+export async function storeBlockedSale(
+  tx: Queryable,
+  queue: Queue,
+  accountId: number,
+  input: BlockedChargeInput,
+  risk: RiskDecision,
+  extra: {
+    origin?: SaleOrigin;
+    door?: SaleDoor;
+    recurrence?: { id: number; idRec: string; contrato: string };
+  } = {},
+): Promise<{ id: number }> {
+  const uuid = randomUUID();
+  const sale = await createSale(
+    tx,
+    {
+      accountId,
+      amount: input.amount,
+      paymentMethod: input.paymentMethod,
+      customer: normalizeCustomer(input.customer),
+      items: input.items,
+      shipping: input.shipping ?? null,
+      installments: null,
+      processor: 'risk',
+      postbackUrl: normalizePostbackUrl(input.postbackUrl),
+      cartId: null,
+      recurrence: extra.recurrence ?? null,
+      pixKey: null,
+      externalTransactionId: uuid,
+      cardLastFour: null,
+      cardBrand: null,
+      boletoCode: null,
+      metadata: input.metadata ?? {},
+      risk,
+      ...(extra.origin ? { origin: extra.origin } : {}),
+    },
+    { notifyPending: false, uuid, ...(extra.door ? { door: extra.door } : {}) },
+  );
+  await auditRiskDecision(tx, accountId, sale.id, risk);
+  await setRefusalReason(tx, sale.id, {
+    code: 'RISK_BLOCKED',
+    message: `Blocked by the risk rule "${risk.ruleName}"`,
+  });
+  await moveSale(tx, queue, sale.id, 'RECUSADO');
+  return { id: sale.id };
 }

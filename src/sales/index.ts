@@ -1,7 +1,7 @@
 // The sales module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 
 export { anticipableSales } from './anticipable.js';
-export { type BlockedChargeInput, openBlockedSale } from './blocked.js';
+export { type BlockedChargeInput, openBlockedSale, storeBlockedSale } from './blocked.js';
 export { cartOfCheckout, setCartRules } from './cart-rules.js';
 export {
   deleteExpiredSaleKeys,
@@ -100,7 +100,7 @@ export {
   releaseForgottenRefunds,
 } from './refunds/refunds.js';
 export { salesRoutes } from './routes.js';
-export { createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
+export { checkSandboxSale, createSandboxSale, type SandboxSaleInput } from './sandbox-sales.js';
 export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from './schemas.js';
 export { startReserveWorker } from './settlement/reserve.js';
 export { setOpenDisputeRule, settleBatch } from './settlement/settle-batch.js';

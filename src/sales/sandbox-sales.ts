@@ -19,6 +19,24 @@ export interface SandboxSaleInput {
   card?: { brand: string; lastFour: string };
 }
 
+/** A sandbox sale's own checks (its fields, its size, its buyer), nothing read or written. */
+export function checkSandboxSale(input: SandboxSaleInput): {
+  customer: Customer;
+  postbackUrl: string | null;
+} {
+  const method = input.paymentMethod;
+  const isCard = method === 'CREDIT_CARD' || method === 'DEBIT_CARD';
+  if (input.installments !== undefined && method !== 'CREDIT_CARD') {
+    throw validation('installments apply to CREDIT_CARD sales only');
+  }
+  if (input.card !== undefined && !isCard) throw validation('card applies to card sales only');
+  checkSaleSize(input);
+  return {
+    customer: normalizeCustomer(input.customer),
+    postbackUrl: normalizePostbackUrl(input.postbackUrl),
+  };
+}
+
 /** The sandbox processor opens a charge: a PENDENTE sale, notified as sale.pending. */
 export async function createSandboxSale(
   db: Db,
@@ -27,14 +45,7 @@ export async function createSandboxSale(
   input: SandboxSaleInput,
 ): Promise<SaleRow> {
   const method = input.paymentMethod;
-  const isCard = method === 'CREDIT_CARD' || method === 'DEBIT_CARD';
-  if (input.installments !== undefined && method !== 'CREDIT_CARD') {
-    throw validation('installments apply to CREDIT_CARD sales only');
-  }
-  if (input.card !== undefined && !isCard) throw validation('card applies to card sales only');
-  checkSaleSize(input);
-  const customer = normalizeCustomer(input.customer);
-  const postbackUrl = normalizePostbackUrl(input.postbackUrl);
+  const { customer, postbackUrl } = checkSandboxSale(input);
   return db.tx(async (tx) => {
     let cartId: number | null = null;
     if (input.cartId !== undefined) {

@@ -3,10 +3,13 @@ import type { Db } from '../platform/db/db.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import {
+  checkSandboxSale,
   createSandboxSale,
   IdPath,
+  openBlockedSale,
   recordAmountDueNow,
   refundedInFull,
   Sale,
@@ -24,6 +27,8 @@ export interface SandboxDeps {
   requireSession: AuthHook;
   processor: SaleProcessor;
   settler: SaleSettler;
+  /** The risk rules in force (a sandbox sale is admitted as any charge); null: none asked. */
+  risk: RiskRules | null;
 }
 
 const errors = sandboxErrors([400, 401, 404, 409]);
@@ -55,6 +60,28 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       const accountId = requestAccount(request);
       // The type provider does not narrow enum schemas; the schema has validated the body.
       const input = request.body as unknown as SandboxSaleInput;
+      // the one admission: the sale's own checks, then the risk rules as a charge of the API meets them (a
+      // blocked buyer's sale is stored refused, RISK_BLOCKED, and nothing is opened)
+      const method = input.paymentMethod;
+      // (a TRANSFER is no buyer's charge: the rules name the four methods a buyer pays with)
+      const risk =
+        method === 'TRANSFER'
+          ? null
+          : deps.risk?.decide({
+              method,
+              amountCents: input.amount,
+              ...customerFacts(input.customer),
+              ip: request.ip,
+            });
+      if (risk?.decision === 'block') {
+        const { sale } = await openBlockedSale(deps.db, deps.queue, accountId, input, null, risk, {
+          check: async () => {
+            checkSandboxSale(input);
+          },
+          door: 'sandbox',
+        });
+        return sendJsonText(reply, 201, sale.public_json);
+      }
       const sale = await createSandboxSale(deps.db, deps.processor, accountId, input);
       return sendJsonText(reply, 201, await saleJson(deps.db, sale.id));
     },

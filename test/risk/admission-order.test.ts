@@ -131,4 +131,53 @@ describe('the charge’s own checks before the risk rules', () => {
     expect(blocked.status, blocked.text).toBe(403);
     expect(await salesCount()).toBe(before + 1);
   });
+
+  it('the sandbox’s sale route and Pix Automático cycles meet the risk rules as any charge', async () => {
+    type Refused = { status: string; refusalReason: { code: string } | null; paymentMethod: string };
+    // its own checks first
+    const bad = await call('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.keys,
+      body: saleInput({ customer: blockedBuyer, installments: 2 }),
+    });
+    expect(bad.status, bad.text).toBe(400);
+    const sale = await call<Refused>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.keys,
+      body: saleInput({ customer: blockedBuyer }),
+    });
+    expect(sale.status, sale.text).toBe(201);
+    expect(sale.body).toMatchObject({ status: 'RECUSADO', refusalReason: { code: 'RISK_BLOCKED' } });
+    // another buyer's goes on as before
+    const fine = await call<Refused>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.keys,
+      body: saleInput(),
+    });
+    expect(fine.body.status).toBe('PENDENTE');
+
+    // a mandate whose payer is blocked: its first cycle (journey 3) and its next are refused, not debited
+    const mandate = await call<{ idRec: string; sale: Refused }>(
+      'POST',
+      `${server.url}/api/sandbox/recurrences`,
+      {
+        headers: merchant.keys,
+        body: { contrato: 'C-1', journey: 3, amount: 5000, dataInicial: spDay(0), customer: blockedBuyer },
+      },
+    );
+    expect(mandate.status, mandate.text).toBe(201);
+    expect(mandate.body.sale).toMatchObject({
+      status: 'RECUSADO',
+      paymentMethod: 'PIX_AUTOMATICO',
+      refusalReason: { code: 'RISK_BLOCKED' },
+    });
+    const cycle = await call<Refused & { idRec: string }>(
+      'POST',
+      `${server.url}/api/sandbox/recurrences/${mandate.body.idRec}/cycles`,
+      { headers: merchant.keys },
+    );
+    expect(cycle.status, cycle.text).toBe(201);
+    expect(cycle.body).toMatchObject({ status: 'RECUSADO', idRec: mandate.body.idRec });
+    const balance = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
+      headers: merchant.keys,
+    });
+    expect(balance.body.available).toBe(0);
+  });
 });

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { notFound } from '../../platform/errors/app-error.js';
 import type { Queue } from '../../platform/jobs/queue.js';
+import type { RiskDecision } from '../../risk/index.js';
 import type {
   ChargeDetails,
   Customer,
@@ -12,12 +13,14 @@ import type {
 } from '../../sales/index.js';
 import {
   createSale,
+  findSaleRow,
   moveSale,
   normalizeCustomer,
   normalizePostbackUrl,
   parseDate,
   saleFees,
   setSaleSubscription,
+  storeBlockedSale,
   unclaimedPaidSaleOfRecurrence,
 } from '../../sales/index.js';
 
@@ -66,6 +69,7 @@ export async function createRecurrence(
   processor: SaleProcessor,
   accountId: number,
   input: RecurrenceInput,
+  refuse: CycleRefusal = () => null,
 ): Promise<{ recurrence: RecurrenceRow; sale: SaleRow | null }> {
   const customer = normalizeCustomer(input.customer);
   const dataInicial = parseDate(input.dataInicial, 'dataInicial');
@@ -88,7 +92,7 @@ export async function createRecurrence(
         postbackUrl,
       ],
     );
-    const sale = input.journey >= 3 ? await sandboxCycle(tx, queue, processor, recurrence!) : null;
+    const sale = input.journey >= 3 ? await sandboxCycle(tx, queue, processor, recurrence!, refuse) : null;
     return { recurrence: recurrence!, sale };
   });
 }
@@ -100,6 +104,7 @@ export async function debitCycle(
   processor: SaleProcessor,
   accountId: number,
   idRec: string,
+  refuse: CycleRefusal = () => null,
 ): Promise<SaleRow> {
   return db.tx(async (tx) => {
     const [recurrence] = await tx.query<RecurrenceRow>(
@@ -108,12 +113,43 @@ export async function debitCycle(
       [idRec, accountId, processor.name],
     );
     if (!recurrence) throw notFound(`recurrence ${idRec} not found`);
-    return sandboxCycle(tx, queue, processor, recurrence);
+    return sandboxCycle(tx, queue, processor, recurrence, refuse);
   });
 }
 
-function sandboxCycle(tx: Queryable, queue: Queue, processor: SaleProcessor, rec: RecurrenceRow) {
+/**
+ * The risk rules' word on a sandbox cycle (the one admission: a cycle is a charge of its payer): a block, or
+ * null to debit it.
+ */
+export type CycleRefusal = (rec: RecurrenceRow) => RiskDecision | null;
+
+async function sandboxCycle(
+  tx: Queryable,
+  queue: Queue,
+  processor: SaleProcessor,
+  rec: RecurrenceRow,
+  refuse: CycleRefusal,
+): Promise<SaleRow> {
   const amount = rec.amount!; // the sandbox's mandates all have a fixed amount
+  const blocked = refuse(rec);
+  if (blocked) {
+    // not debited: the cycle's sale stored refused (RISK_BLOCKED), carrying its mandate, notified as refused
+    const { id } = await storeBlockedSale(
+      tx,
+      queue,
+      rec.account_id,
+      {
+        amount,
+        paymentMethod: 'PIX_AUTOMATICO',
+        customer: rec.customer,
+        items: [{ title: `Contrato ${rec.contrato}`, unitPrice: amount, quantity: 1, tangible: false }],
+        postbackUrl: rec.postback_url,
+      },
+      blocked,
+      { recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato } },
+    );
+    return (await findSaleRow(tx, { kind: 'numeric', id }))!;
+  }
   const details = processor.charge({ paymentMethod: 'PIX_AUTOMATICO', amount });
   return chargeCycle(tx, queue, rec, { amount, processor: processor.name, details });
 }
