@@ -398,7 +398,10 @@ export function webhookOperations(): Record<string, object> {
             parameters: [
               header('X-Service-Signature', 'sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>'),
               header('X-Service-Timestamp', 'Unix seconds of the signature'),
-              header('X-Service-Event-Id', 'The event id (the same on every retry): deduplicate on it'),
+              header(
+                'X-Service-Event-Id',
+                'The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ)',
+              ),
               header('X-Service-Event-Type', event),
               header('webhook-id', 'Standard Webhooks: the event id'),
               header('webhook-timestamp', 'Standard Webhooks: Unix seconds'),
