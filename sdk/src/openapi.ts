@@ -34738,7 +34738,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description anticipation.paid */
                     "X-Service-Event-Type": string;
@@ -34794,7 +34794,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description anticipation.rejected */
                     "X-Service-Event-Type": string;
@@ -34850,7 +34850,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description cart.abandoned */
                     "X-Service-Event-Type": string;
@@ -34906,7 +34906,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description cart.recovered */
                     "X-Service-Event-Type": string;
@@ -34962,7 +34962,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description dispute.lost */
                     "X-Service-Event-Type": string;
@@ -35018,7 +35018,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description dispute.opened */
                     "X-Service-Event-Type": string;
@@ -35074,7 +35074,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description dispute.won */
                     "X-Service-Event-Type": string;
@@ -35130,7 +35130,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description invoice.failed */
                     "X-Service-Event-Type": string;
@@ -35186,7 +35186,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description invoice.paid */
                     "X-Service-Event-Type": string;
@@ -35242,7 +35242,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.canceled */
                     "X-Service-Event-Type": string;
@@ -35298,7 +35298,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.chargeback */
                     "X-Service-Event-Type": string;
@@ -35354,7 +35354,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.paid */
                     "X-Service-Event-Type": string;
@@ -35410,7 +35410,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.pending */
                     "X-Service-Event-Type": string;
@@ -35466,7 +35466,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.refunded */
                     "X-Service-Event-Type": string;
@@ -35522,7 +35522,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description sale.refused */
                     "X-Service-Event-Type": string;
@@ -35578,7 +35578,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.activated */
                     "X-Service-Event-Type": string;
@@ -35634,7 +35634,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.canceled */
                     "X-Service-Event-Type": string;
@@ -35690,7 +35690,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.created */
                     "X-Service-Event-Type": string;
@@ -35746,7 +35746,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.incomplete_expired */
                     "X-Service-Event-Type": string;
@@ -35802,7 +35802,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.past_due */
                     "X-Service-Event-Type": string;
@@ -35858,7 +35858,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.renewed */
                     "X-Service-Event-Type": string;
@@ -35914,7 +35914,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description subscription.unpaid */
                     "X-Service-Event-Type": string;
@@ -35970,7 +35970,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description withdrawal.canceled */
                     "X-Service-Event-Type": string;
@@ -36026,7 +36026,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description withdrawal.completed */
                     "X-Service-Event-Type": string;
@@ -36082,7 +36082,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description withdrawal.pending */
                     "X-Service-Event-Type": string;
@@ -36138,7 +36138,7 @@ export interface webhooks {
                     "webhook-signature": string;
                     /** @description Standard Webhooks: Unix seconds */
                     "webhook-timestamp": string;
-                    /** @description The event id (the same on every retry): deduplicate on it */
+                    /** @description The event id (the same on every retry; equals webhook-id): deduplicate on it, once the signature verified (it is not signed itself: webhook-id is, and the SDKs refuse a delivery where the two differ) */
                     "X-Service-Event-Id": string;
                     /** @description withdrawal.rejected */
                     "X-Service-Event-Type": string;
