@@ -10448,7 +10448,8 @@ export interface paths {
                          *           "anticipationMonthlyPercent": "2.99",
                          *           "cashoutFixedCents": 150
                          *         }
-                         *       ]
+                         *       ],
+                         *       "defaultPlanId": 42
                          *     }
                          */
                         "application/json": {
@@ -10497,6 +10498,8 @@ export interface paths {
                                  */
                                 pixPercent: string;
                             }[];
+                            /** @description The plan FEE_PLAN_DEFAULT names, which an account approved without a plan of its own is put on; null: none (such an approval needs a plan chosen) */
+                            defaultPlanId: number | null;
                         };
                     };
                 };

@@ -74,6 +74,11 @@ export function setDefaultFeePlan(name: string | null): void {
   defaultFeePlan = name;
 }
 
+/** The name FEE_PLAN_DEFAULT gives (a plan of that name may not exist yet); null: none. */
+export function defaultFeePlanName(): string | null {
+  return defaultFeePlan;
+}
+
 /**
  * Approval needs prices someone chose: the account's fee plan, or else FEE_PLAN_DEFAULT's, which the account is
  * put on now (in the caller's transaction). Neither → 409 FEE_PLAN_REQUIRED, nothing changed.

@@ -4,6 +4,7 @@ export {
   type AccountProfile,
   accountSettingsView,
   createAccount,
+  defaultFeePlanName,
   getAccount,
   requireFeePlan,
   setDefaultFeePlan,

@@ -36,7 +36,13 @@ export const FeePlan = Type.Object({
   ...FeeRates,
 });
 
-export const FeePlanList = Type.Object({ data: Type.Array(FeePlan) });
+export const FeePlanList = Type.Object({
+  data: Type.Array(FeePlan),
+  defaultPlanId: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'The plan FEE_PLAN_DEFAULT names, which an account approved without a plan of its own is put on; null: none (such an approval needs a plan chosen)',
+  }),
+});
 
 /** A new plan: every field. */
 export const FeePlanBody = Type.Object(

@@ -1,5 +1,12 @@
 import { Type } from 'typebox';
-import { FeePlan, FeePlanBody, FeePlanList, FeePlanPatch, listFeePlans } from '../accounts/index.js';
+import {
+  defaultFeePlanName,
+  FeePlan,
+  FeePlanBody,
+  FeePlanList,
+  FeePlanPatch,
+  listFeePlans,
+} from '../accounts/index.js';
 import { operatorActor } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
@@ -31,7 +38,11 @@ export async function consoleFeePlanRoutes(
         response: { 200: FeePlanList, ...errors },
       },
     },
-    async () => ({ data: await listFeePlans(deps.db) }),
+    async () => {
+      const data = await listFeePlans(deps.db);
+      const name = defaultFeePlanName();
+      return { data, defaultPlanId: data.find((p) => p.name === name)?.id ?? null };
+    },
   );
 
   app.post(

@@ -124,15 +124,17 @@ describe('the console guides the operator, and the merchant hears the reasons', 
     const menu = page.getByRole('navigation', { name: 'Principal' });
     await menu.waitFor();
 
-    // approval of an account with no plan, and no FEE_PLAN_DEFAULT: the dialog asks for one
+    // approval of an account with no plan, and no FEE_PLAN_DEFAULT: the dialog asks for one before anything is
+    // tried (it offered a platform default that did not exist, and asked only after a refused try)
     await page.goto(`${server.url}/ops#/contas/${accountId}`);
     await page.getByRole('heading', { level: 1, name: new RegExp(SHOP.name) }).waitFor();
     await page.getByRole('button', { name: 'Aprovar cadastro' }).click();
     const approve = page.getByRole('dialog', { name: 'Aprovar o cadastro?' });
     await approve.getByLabel('Plano de tarifas').waitFor();
-    await approve.getByRole('button', { name: 'Confirmar' }).click();
+    await approve.getByText(/a plataforma não tem plano padrão: escolha um para aprovar/).waitFor();
     await approve.getByRole('option', { name: 'Escolha um plano' }).waitFor({ state: 'attached' });
-    await approve.getByText(/nenhum plano padrão foi definido/).waitFor();
+    expect(await approve.getByRole('option', { name: /Plano padrão da plataforma/ }).count()).toBe(0);
+    expect(await approve.getByRole('button', { name: 'Confirmar' }).isDisabled()).toBe(true);
     const [pending] = await server.runtime.platform.db.query<{ status: string }>(
       'SELECT status FROM accounts WHERE id = $1',
       [accountId],

@@ -229,10 +229,22 @@ describe('GET /api/fees', () => {
     const name = unique('Novas');
     await planFor(server, finance, null, planBody(name, { pixFixedCents: 77, pixPercent: '0' }));
     const { setDefaultFeePlan } = await import('../../src/accounts/accounts.js');
+    const list = async () =>
+      (
+        await call<{ data: { id: number; name: string }[]; defaultPlanId: number | null }>(
+          'GET',
+          `${server.url}/api/ops/fee-plans`,
+          { headers: finance.ops },
+        )
+      ).body;
+    // the console's list says which plan an approval without one falls back to: none before
+    expect((await list()).defaultPlanId).toBeNull();
     setDefaultFeePlan(name);
     try {
       const m = await createMerchant(server);
       expect((await sandboxSale(server, m, { amount: 10000 })).systemFee).toBe(77);
+      const plans = await list();
+      expect(plans.defaultPlanId).toBe(plans.data.find((p) => p.name === name)!.id);
     } finally {
       setDefaultFeePlan(null);
     }

@@ -139,7 +139,7 @@ export const api = {
     request<Delivery[]>('GET', `/api/ops/accounts/${accountId}/webhooks/${webhookId}/deliveries`),
   resend: (accountId: number, deliveryId: number) =>
     request<Delivery>('POST', `/api/ops/accounts/${accountId}/deliveries/${deliveryId}/resend`, {}),
-  feePlans: () => request<{ data: FeePlan[] }>('GET', '/api/ops/fee-plans'),
+  feePlans: () => request<{ data: FeePlan[]; defaultPlanId: number | null }>('GET', '/api/ops/fee-plans'),
   riskRules: () => request<{ data: RiskRule[] }>('GET', '/api/ops/risk-rules'),
   createRiskRule: (body: RiskRuleInput) => request<RiskRule>('POST', '/api/ops/risk-rules', body),
   deleteRiskRule: (id: number) => request<null>('DELETE', `/api/ops/risk-rules/${id}`),

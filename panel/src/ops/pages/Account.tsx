@@ -164,6 +164,7 @@ function Approve({
 }) {
   const text = ACTION_TEXT.approve;
   const [plans, setPlans] = useState<FeePlan[] | null>(null);
+  const [defaultPlan, setDefaultPlan] = useState<FeePlan | null>(null);
   const [planId, setPlanId] = useState('');
   const [planRequired, setPlanRequired] = useState(false);
   return (
@@ -175,7 +176,13 @@ function Approve({
         setPlanId('');
         if (!hasPlan && plans === null)
           api.feePlans().then(
-            (p) => setPlans(p.data),
+            (p) => {
+              setPlans(p.data);
+              // with no platform default, the approval needs a plan chosen here (the server says the same)
+              const fallback = p.data.find((plan) => plan.id === p.defaultPlanId) ?? null;
+              setDefaultPlan(fallback);
+              if (!fallback) setPlanRequired(true);
+            },
             () => setPlans([]),
           );
       }}
@@ -197,15 +204,18 @@ function Approve({
       </p>
       {!hasPlan && (
         <>
-          {!planRequired && (
-            <p class="muted">
-              A conta não tem plano de tarifas próprio: sem escolha, vale o plano padrão da plataforma, se
-              houver.
-            </p>
-          )}
+          <p class="muted">
+            {defaultPlan && !planRequired
+              ? `A conta não tem plano de tarifas próprio: sem escolha, vale o plano padrão da plataforma (${defaultPlan.name}).`
+              : 'A conta não tem plano de tarifas e a plataforma não tem plano padrão: escolha um para aprovar.'}
+          </p>
           <label for="approve-plan">Plano de tarifas</label>
           <select id="approve-plan" value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
-            <option value="">{planRequired ? 'Escolha um plano' : 'Plano padrão da plataforma'}</option>
+            <option value="">
+              {defaultPlan && !planRequired
+                ? `Plano padrão da plataforma (${defaultPlan.name})`
+                : 'Escolha um plano'}
+            </option>
             {(plans ?? []).map((p) => (
               <option key={p.id} value={String(p.id)}>
                 {p.name}
