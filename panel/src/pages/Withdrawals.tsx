@@ -209,7 +209,8 @@ function SandboxResult(props: { withdrawal: Withdrawal; onDecided: (w: Withdrawa
   return (
     <div class="actions-bar">
       <p class="notice">
-        Modo de teste: o saque é concluído sozinho em alguns segundos, ou escolha o resultado.
+        Modo de teste: o saque é concluído sozinho pouco depois de enviado, como o banco faria (o tempo é o
+        que a plataforma configurou), ou escolha o resultado agora.
       </p>
       <ErrorText error={error} />
       <button type="button" disabled={busy} onClick={() => void decide('COMPLETED')}>
