@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boletoOfSale } from '../../src/boletos/data.js';
@@ -14,6 +15,7 @@ import { type BoletoSaleBody, boletoInput } from './fixtures.js';
 let server: TestServer;
 let merchant: TestMerchant;
 let other: TestMerchant;
+const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'gw-boleto-pdf-'));
 
 beforeAll(async () => {
@@ -36,9 +38,8 @@ const issue = async () => {
 };
 
 /**
- * A fetch on a connection of its own: the tests block their event loop for seconds in execFileSync (pdftoppm,
- * zbarimg), during which a kept-alive socket can reach the server's idle timeout unseen, and reusing it after
- * was an ECONNRESET.
+ * A fetch on a connection of its own: a kept-alive socket left idle while the test waits can reach the server's
+ * idle timeout, and reusing it after was an ECONNRESET.
  */
 async function fetchPdf(url: string, headers: Record<string, string> = {}) {
   const res = await request(url, { headers, reset: true });
@@ -50,20 +51,23 @@ async function fetchPdf(url: string, headers: Record<string, string> = {}) {
   };
 }
 
-/** The symbols zbarimg reads on the PDF's page rendered at 300 dpi: "TYPE:data" lines. */
-function decode(pdf: Buffer, name: string): string[] {
+/**
+ * The symbols zbarimg reads on the PDF's page rendered at 300 dpi: "TYPE:data" lines. Run without blocking the
+ * event loop: the server is in this process, and seconds of execFileSync froze its timers, so that it closed
+ * the clients' idle sockets only afterwards, under the next request's feet (an ECONNRESET of the next `call`).
+ */
+async function decode(pdf: Buffer, name: string): Promise<string[]> {
   const file = path.join(dir, `${name}.pdf`);
   writeFileSync(file, pdf);
-  execFileSync('pdftoppm', ['-png', '-r', '300', '-singlefile', file, path.join(dir, name)]);
-  const out = execFileSync(
-    'zbarimg',
-    ['--quiet', '-Sqrcode.enable', '-Si25.enable', path.join(dir, `${name}.png`)],
-    {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'], // zbarimg complains of a missing D-Bus on stderr
-    },
-  );
-  return out.trim().split('\n');
+  await run('pdftoppm', ['-png', '-r', '300', '-singlefile', file, path.join(dir, name)]);
+  // zbarimg complains of a missing D-Bus on stderr
+  const { stdout } = await run('zbarimg', [
+    '--quiet',
+    '-Sqrcode.enable',
+    '-Si25.enable',
+    path.join(dir, `${name}.png`),
+  ]);
+  return stdout.trim().split('\n');
 }
 
 describe('the boleto PDF', () => {
@@ -76,7 +80,7 @@ describe('the boleto PDF', () => {
     const info = execFileSync('pdfinfo', ['-'], { input: pdf.bytes, encoding: 'utf8' });
     expect(info).toMatch(/Pages:\s+1/);
     expect(info).toMatch(/Page size:\s+595\.2\d* x 841\.8\d* pts \(A4\)/);
-    const symbols = decode(pdf.bytes, 'boleto');
+    const symbols = await decode(pdf.bytes, 'boleto');
     expect(symbols).toContain(`I2/5:${sale.boleto.barcode}`);
     expect(symbols).toContain(`QR-Code:${sale.boleto.pixCopyPaste}`);
     const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'boleto.pdf'), '-'], {
@@ -109,7 +113,7 @@ describe('the boleto PDF', () => {
     const payer = await fetchPdf(url);
     expect(payer.status).toBe(200);
     expect(payer.type).toBe('application/pdf');
-    expect(decode(payer.bytes, 'payer')).toContain(`I2/5:${sale.boleto.barcode}`);
+    expect(await decode(payer.bytes, 'payer')).toContain(`I2/5:${sale.boleto.barcode}`);
     expect((await fetchPdf(url.replace(/[A-Za-z0-9_-]{32}\.pdf$/, `${'A'.repeat(32)}.pdf`))).status).toBe(
       404,
     );
