@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../sdk/src/index.js';
 import { EVENT_NAMES } from '../../src/webhooks/events.js';
+import { saleInput } from '../sales/fixtures.js';
 import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -161,17 +162,7 @@ describe('gateway trigger', () => {
       // moving an own sale there says the same, not a bare "No route" 404
       const own = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
         headers: m.keys,
-        body: {
-          amount: 1_000,
-          paymentMethod: 'PIX',
-          customer: {
-            name: 'Maria Silva',
-            email: 'maria@example.com',
-            document: '52998224725',
-            phone: '5511987654321',
-          },
-          items: [{ title: 'Pedido 7', unitPrice: 1_000, quantity: 1, tangible: false }],
-        },
+        body: saleInput(),
       });
       expect(own.status, own.text).toBe(201);
       const moved = await runGateway(

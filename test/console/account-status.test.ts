@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADDRESS } from '../boletos/fixtures.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { countRows, createSession, PAYER } from '../checkout/fixtures.js';
 import { saleInput } from '../sales/fixtures.js';
@@ -173,18 +174,10 @@ describe('account statuses', () => {
     const m = await createMerchant(server);
     const session = await createSession(server, m, { methods: ['PIX', 'BOLETO', 'CREDIT_CARD'] });
     const base = `${server.url}/api/public/checkout/${session.id}`;
-    const address = {
-      street: 'Rua das Flores',
-      number: '100',
-      district: 'Centro',
-      city: 'São Paulo',
-      state: 'SP',
-      zipCode: '01001000',
-    };
     const tries = [
       ['GET', base, undefined],
       ['POST', base, PAYER],
-      ['POST', `${base}/boleto`, { ...PAYER, address }],
+      ['POST', `${base}/boleto`, { ...PAYER, address: ADDRESS }],
       ['GET', `${base}/installments`, undefined],
       ['POST', `${base}/card-token`, cardBody(cardEnding('1'))],
       ['POST', `${base}/card`, { ...PAYER, token: 'tok_none', installments: 1 }],
