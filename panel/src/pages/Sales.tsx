@@ -3,7 +3,7 @@ import { api, can, type Sale } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Options, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
-import { pageRefused } from '../ui/paging';
+import { usePagedList } from '../ui/paging';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
 const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
@@ -11,30 +11,9 @@ const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' 
 export function Sales() {
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [applied, setApplied] = useState<Filters>(EMPTY);
-  const [rows, setRows] = useState<Sale[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<unknown>(null);
 
-  const load = (f: Filters, after?: string) =>
-    api
-      .sales({ ...f, cursor: after })
-      .then((page) => {
-        setRows((prev) => (after ? [...prev, ...page.data] : page.data));
-        setCursor(page.nextCursor);
-        setLoaded(true);
-        setError(null);
-      })
-      .catch(
-        pageRefused(
-          after,
-          () => {
-            setRows([]);
-            setCursor(null);
-          },
-          setError,
-        ),
-      );
+  const { rows, cursor, loaded, error, load: show } = usePagedList<Sale>();
+  const load = (f: Filters, after?: string) => show(api.sales({ ...f, cursor: after }), after);
   useEffect(() => {
     void load(applied);
   }, [applied]);

@@ -3,34 +3,13 @@ import { api, type StatementLine } from '../api';
 import { date, money } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
 import { label, REF_TYPES } from '../ui/labels';
-import { pageRefused } from '../ui/paging';
+import { usePagedList } from '../ui/paging';
 
 export function Statement() {
-  const [rows, setRows] = useState<StatementLine[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loaded, setLoaded] = useState(false);
   const [period, setPeriod] = useState({ from: '', to: '' });
   const [applied, setApplied] = useState({ from: '', to: '' });
-  const [error, setError] = useState<unknown>(null);
-  const load = (after?: string) =>
-    api
-      .statement({ ...applied, cursor: after })
-      .then((p) => {
-        setRows((prev) => (after ? [...prev, ...p.data] : p.data));
-        setCursor(p.nextCursor);
-        setLoaded(true);
-        setError(null);
-      })
-      .catch(
-        pageRefused(
-          after,
-          () => {
-            setRows([]);
-            setCursor(null);
-          },
-          setError,
-        ),
-      );
+  const { rows, cursor, loaded, error, load: show } = usePagedList<StatementLine>();
+  const load = (after?: string) => show(api.statement({ ...applied, cursor: after }), after);
   useEffect(() => {
     void load();
   }, [applied]);

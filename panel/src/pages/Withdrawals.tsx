@@ -3,41 +3,20 @@ import { api, can, type Withdrawal } from '../api';
 import { date, moneyText } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Options, Table } from '../ui/kit';
 import { APPROVAL_STATUS, label, PIX_KEY_TYPES, WITHDRAWAL_STATUS } from '../ui/labels';
-import { pageRefused } from '../ui/paging';
+import { usePagedList } from '../ui/paging';
 import { Decide } from './Approvals';
 import { NewWithdrawal } from './NewWithdrawal';
 
 export function Withdrawals() {
-  const [rows, setRows] = useState<Withdrawal[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Withdrawal | null>(null);
   const [sandbox, setSandbox] = useState(false);
   // bumped whenever a withdrawal of the list moves: the new withdrawal's "Saldo disponível" is read again
   const [moved, setMoved] = useState(0);
-  const load = (after?: string) =>
-    api
-      .withdrawals({ status, from, to, cursor: after })
-      .then((p) => {
-        setRows((prev) => (after ? [...prev, ...p.data] : p.data));
-        setCursor(p.nextCursor);
-        setLoaded(true);
-        setError(null);
-      })
-      .catch(
-        pageRefused(
-          after,
-          () => {
-            setRows([]);
-            setCursor(null);
-          },
-          setError,
-        ),
-      );
+  const { rows, setRows, cursor, loaded, error, setError, load: show } = usePagedList<Withdrawal>();
+  const load = (after?: string) => show(api.withdrawals({ status, from, to, cursor: after }), after);
   useEffect(() => {
     setError(null);
     void load();
