@@ -372,7 +372,7 @@ function exampleMessage(code: ErrorCode, family: string, route: DocumentedRoute)
   if (code === 'FORBIDDEN') {
     if (family === 'Error shape A') {
       return route.url.startsWith('/api/ops/')
-        ? 'Your console role (support) may not do this'
+        ? 'This needs the admin role or above; yours is support'
         : 'Your role (viewer) may not do this; ask an owner or admin of the account';
     }
     if (route.method === 'GET' || route.method === 'HEAD') {
