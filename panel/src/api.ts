@@ -334,6 +334,7 @@ export const api = {
   recipients: (cursor?: string) =>
     request<RecipientPage>('GET', `/api/panel/recipients${query({ limit: '50', cursor })}`),
   // a recipient's own routes: the integrator's by key, the panel's by its session (one handler, two doors)
+  recipient: (id: string) => request<RecipientChanged>('GET', `/api/recipients/${encodeURIComponent(id)}`),
   recipientReceivables: (id: string) =>
     request<RecipientReceivables>('GET', `/api/recipients/${encodeURIComponent(id)}/receivables`),
   recipientWithdrawals: (id: string, cursor?: string) =>

@@ -21527,28 +21527,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -21557,22 +21567,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["IpAccessError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
-                        };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -21587,16 +21610,21 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        });
                     };
                 };
                 /** @description Error */

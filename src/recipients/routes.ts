@@ -104,18 +104,16 @@ export async function recipientRoutes(app: Http, deps: RecipientRouteDeps): Prom
   app.get(
     '/api/recipients/:id',
     {
-      config: { errorShape: 'transaction', errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      onRequest: door,
       schema: {
+        ...EITHER_DOOR_ROUTE,
         summary: 'One recipient (another account’s is not found)',
-        tags: ['public'],
-        security,
         params: RecipientPath,
-        response: { 200: Recipient, ...errors, 404: TransactionErrorBody },
+        response: { 200: Recipient, ...doorErrors },
       },
     },
-    async (request) =>
-      recipientView(await deps.recipients.get(merchantOf(request).accountId, request.params.id)),
+    async (request) => recipientView(await deps.recipients.get(requestAccount(request), request.params.id)),
   );
 
   app.patch(

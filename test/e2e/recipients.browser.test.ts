@@ -90,6 +90,24 @@ describe('Recebedores', () => {
     await shot(page, 'recipients-02-detail');
     expect(await seriousViolations(page)).toEqual([]);
 
+    // the sale's own page shows its split: who gets what, by name, who pays the fees and answers for refunds
+    await page.goto(`${server.url}/#/vendas/${sale.body.uuid}`);
+    const split = page.getByRole('table', { name: 'Divisão desta venda' });
+    await split.getByRole('cell', { name: 'Ateliê da Ana', exact: true }).waitFor();
+    const parties = (await split.getByRole('row').allInnerTexts()).map(text);
+    expect(parties).toHaveLength(3);
+    expect(parties[1]).toMatch(/^Ateliê da Ana\s+75 %\s+Não\s+Não\s+R\$ 300,00$/);
+    // the platform keeps the rest, pays the fees and answers for refunds
+    const own = (sale.body as unknown as { split: { recipientId: string | null; netCents: number }[] }).split;
+    const platformNet = own.find((p) => p.recipientId === null)!.netCents;
+    expect(parties[2]).toBe(
+      `Sua conta o restante Sim Sim R$ ${(platformNet / 100).toFixed(2).replace('.', ',')}`,
+    );
+    await shot(page, 'recipients-02d-sale-split');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${server.url}/#/recebedores`);
+    await page.getByRole('button', { name: 'Detalhes do recebedor Ateliê da Ana' }).click();
+
     // a name the API refuses is marked in its field, with the API's reason in Portuguese
     await page.getByLabel('Nome', { exact: true }).fill('Ateliê www.golpe.com');
     await page.getByRole('button', { name: 'Renomear' }).click();

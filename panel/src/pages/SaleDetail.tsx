@@ -12,6 +12,7 @@ export function SaleDetail({ id }: { id: string }) {
   const [error, setError] = useState<unknown>(null);
   const [sandbox, setSandbox] = useState(false);
   const [refunds, setRefunds] = useState<Refunds>([]);
+  const names = useRecipientNames(sale);
   const load = () => api.sale(id).then(setSale, setError);
   // its refunds, read again whenever what was refunded changes (a refund made here, or one that ended)
   const uuid = sale?.uuid;
@@ -139,7 +140,8 @@ export function SaleDetail({ id }: { id: string }) {
               )}
             </dl>
           </Card>
-          {refunds.length > 0 && <RefundList refunds={refunds} />}
+          {sale.split && sale.split.length > 0 && <SplitList split={sale.split} names={names} />}
+          {refunds.length > 0 && <RefundList refunds={refunds} names={names} />}
         </>
       )}
     </>
@@ -152,8 +154,74 @@ const REFUND_STATUS: Record<string, string> = {
   failed: 'Não realizado',
 };
 
+/** The names of a split sale's recipients, by id (read once per sale; an unread one stays out). */
+function useRecipientNames(sale: Sale | null): Map<string, string> {
+  const [names, setNames] = useState<Map<string, string>>(new Map());
+  const ids = (sale?.split ?? []).flatMap((p) => (p.recipientId ? [p.recipientId] : []));
+  const key = ids.join(',');
+  useEffect(() => {
+    if (ids.length === 0) return;
+    let current = true;
+    void Promise.all(
+      ids.map((id) =>
+        api.recipient(id).then(
+          (r) => [id, r.name] as const,
+          () => null,
+        ),
+      ),
+    ).then((found) => {
+      if (current) setNames(new Map(found.filter((f) => f !== null)));
+    });
+    return () => {
+      current = false;
+    };
+  }, [key]);
+  return names;
+}
+
+/** Who a party of a split is, in words: the account itself or a recipient, by name when it was read. */
+const partyName = (names: Map<string, string>, recipientId: string | null) =>
+  recipientId === null ? 'Sua conta' : (names.get(recipientId) ?? `Recebedor ${recipientId.slice(0, 8)}`);
+
+/** A split sale's parties: what each rule asked, who pays the fees and answers for refunds, and each net share. */
+function SplitList({ split, names }: { split: NonNullable<Sale['split']>; names: Map<string, string> }) {
+  return (
+    <Card title="Divisão (split)">
+      <table>
+        <caption class="sr-only">Divisão desta venda</caption>
+        <thead>
+          <tr>
+            <th scope="col">Parte</th>
+            <th scope="col">Regra</th>
+            <th scope="col">Paga as taxas</th>
+            <th scope="col">Responde por estornos</th>
+            <th scope="col">Líquido</th>
+          </tr>
+        </thead>
+        <tbody>
+          {split.map((p) => (
+            <tr key={p.recipientId ?? 'platform'}>
+              <td class="text">{partyName(names, p.recipientId)}</td>
+              <td>
+                {p.amountCents !== undefined
+                  ? money(p.amountCents)
+                  : p.percent !== undefined
+                    ? `${String(p.percent).replace('.', ',')} %`
+                    : 'o restante'}
+              </td>
+              <td>{p.chargeFees ? 'Sim' : 'Não'}</td>
+              <td>{p.liable ? 'Sim' : 'Não'}</td>
+              <td class="money">{money(p.netCents)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
+  );
+}
+
 /** The sale's refunds, and who paid each: the platform or a recipient, from the sale's installments or the balance. */
-function RefundList({ refunds }: { refunds: Refunds }) {
+function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, string> }) {
   return (
     <Card title="Estornos">
       <table>
@@ -176,8 +244,7 @@ function RefundList({ refunds }: { refunds: Refunds }) {
                 <ul class="plain">
                   {r.allocation.map((a) => (
                     <li key={a.party}>
-                      {a.party === 'platform' ? 'Sua conta' : `Recebedor ${a.party.slice(0, 8)}`}:{' '}
-                      {money(a.amountCents)}
+                      {partyName(names, a.party === 'platform' ? null : a.party)}: {money(a.amountCents)}
                       {a.fromReceivableCents > 0 &&
                         ` (${money(a.fromReceivableCents)} das parcelas a receber desta venda${a.fromAvailableCents > 0 ? `, ${money(a.fromAvailableCents)} do saldo` : ''})`}
                     </li>
