@@ -1,5 +1,5 @@
 import type { Queryable } from '../platform/db/db.js';
-import { recordPaymentDiscrepancy } from '../reconciliation/index.js';
+import { type Discrepancy, recordPaymentDiscrepancies } from '../reconciliation/index.js';
 import type { SaleRow, SaleStatus } from '../sales/index.js';
 import { type PaymentAgain, setPaidAgainRule, setPaidAmountRule } from '../sales/index.js';
 import { type BoletoRow, boletoOfSale } from './data.js';
@@ -30,22 +30,22 @@ const PAID: ReadonlySet<SaleStatus> = new Set(['PAGO', 'MED', 'CHARGEBACK', 'EST
 
 export const wasPaid = (status: SaleStatus) => PAID.has(status);
 
-/**
- * A second payment of a boleto (by Pix or by barcode), in the transaction that found it: a reconciliation
- * discrepancy `duplicate_payment`, once per payment (`reference`), crediting nothing. The payer is owed it.
- */
+/** A second payment of a boleto (by Pix or by barcode): a discrepancy `duplicate_payment`; the payer is owed it. */
+export const secondPayment = (boleto: BoletoRow, payment: PaymentAgain): Discrepancy => ({
+  kind: 'duplicate_payment',
+  e2eid: payment.reference,
+  txid: boleto.txid,
+  amount: payment.amount,
+  detail: `boleto ${boleto.nosso_numero} paid again (${payment.detail}): not credited`,
+});
+
+/** A second payment of a boleto, recorded in the transaction that found it, once per payment (`reference`). */
 export async function recordSecondPayment(
   tx: Queryable,
   boleto: BoletoRow,
   payment: PaymentAgain,
 ): Promise<void> {
-  await recordPaymentDiscrepancy(tx, {
-    kind: 'duplicate_payment',
-    e2eid: payment.reference,
-    txid: boleto.txid,
-    amount: payment.amount,
-    detail: `boleto ${boleto.nosso_numero} paid again (${payment.detail}): not credited`,
-  });
+  await recordPaymentDiscrepancies(tx, [secondPayment(boleto, payment)]);
 }
 
 /** The BOLETO rule for a payment of a sale already paid: recorded as a second payment when it had a boleto. */

@@ -1,10 +1,12 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { type Discrepancy, recordPaymentDiscrepancies } from '../reconciliation/index.js';
 import type { SaleRow } from '../sales/index.js';
 import {
   applyMoves,
   checkTransition,
+  isClosedUnpaid,
   isOpen,
   lockSalesById,
   recordPaidAmounts,
@@ -14,7 +16,7 @@ import { cnabDate, cut, RECORD } from './cnab240.js';
 import { boletosByNossoNumeros, markPaidByCnab } from './data.js';
 import { BoletoInputError } from './errors.js';
 import { beneficiaryKey } from './issue.js';
-import { recordSecondPayment, termsOf, wasPaid } from './paid-amount.js';
+import { secondPayment, termsOf, wasPaid } from './paid-amount.js';
 import { amountDueOn, lastPayableDay } from './terms.js';
 
 /** One liquidação a return file reports (segment T with its U). */
@@ -109,10 +111,13 @@ const CHUNK = 500;
  * Credits each liquidação once, by nosso número, through the sales settlement path (fee on the paid amount,
  * ledger entries and sale.paid with the status change), the whole file in one transaction: a failure imports
  * nothing. A liquidação of a boleto already paid (by Pix, an earlier file, or earlier in this file) credits
- * nothing; one of an amount other than what the boleto asks on its payment date, or past its last payable day,
- * is rejected. Lines are decided in file order, a chunk at a time in a fixed number of statements: the chunk's
+ * nothing (another liquidação than the one that paid it is a `duplicate_payment`); one of an amount other than
+ * what the boleto asks on its payment date, past its last payable day, or of a boleto cancelled is rejected
+ * (`amount_mismatch`, `closed_charge_paid`); an unknown nosso número is an `unknown_charge`: each a
+ * reconciliation discrepancy, once per liquidação, since the bank holds money the gateway credited nobody. Lines are decided in file order, a chunk at a time in a fixed number of statements: the chunk's
  * boletos in one read, their sales locked in one (id order), the paid amounts and fees in one update, every
- * move through the settler's batched `applyMoves`, and the crediting liquidações marked in one more.
+ * move through the settler's batched `applyMoves`, the crediting liquidações marked in one more, and the
+ * discrepancies written in one.
  */
 export async function importRetorno(
   db: Db,
@@ -162,15 +167,37 @@ async function importChunk(
   // what this chunk has credited so far: a later line about the same boleto sees it paid by that liquidação
   const creditedNow = new Map<number, Liquidacao>();
   const credits: { sale: SaleRow; amount: number; liquidacao: Liquidacao }[] = [];
+  // money the bank received that credits nothing: the payer is owed it (or the merchant, by agreement)
+  const owed: Discrepancy[] = [];
   for (const l of chunk) {
+    const reference = `cnab:${l.nossoNumero}:${l.paidOn}:${l.paidCents}`;
     const boleto = boletos.get(l.nossoNumero);
     const sale = boleto ? sales.get(Number(boleto.sale_id)) : undefined;
     if (!boleto || !sale) {
       report.unknown++;
+      owed.push({
+        kind: 'unknown_charge',
+        e2eid: reference,
+        txid: null,
+        amount: l.paidCents,
+        detail: `a CNAB liquidação of nosso número ${l.nossoNumero} on ${l.paidOn}: no boleto of the gateway has it`,
+      });
       continue;
     }
     const earlier = creditedNow.get(Number(sale.id));
     const status: SaleStatus = earlier ? 'PAGO' : sale.status;
+    if (isClosedUnpaid(status)) {
+      // a boleto cancelled (by its merchant, or at its last payable day) paid at the bank all the same
+      report.rejected++;
+      owed.push({
+        kind: 'closed_charge_paid',
+        e2eid: reference,
+        txid: boleto.txid,
+        amount: l.paidCents,
+        detail: `boleto ${boleto.nosso_numero} of sale ${sale.uuid} is ${status}, paid by barcode on ${l.paidOn}: not credited`,
+      });
+      continue;
+    }
     if (!isOpen(status) || checkTransition(status, 'PAGO') !== 'apply') {
       report.alreadyPaid++;
       // the same liquidação reported again is not a second payment; any other one is (paid by Pix first, or
@@ -179,22 +206,33 @@ async function importChunk(
       const paidCents = earlier ? earlier.paidCents : boleto.cnab_paid_amount;
       const sameReport = paidOn === l.paidOn && paidCents === l.paidCents;
       if (wasPaid(status) && !sameReport) {
-        await recordSecondPayment(tx, boleto, {
-          reference: `cnab:${boleto.nosso_numero}:${l.paidOn}:${l.paidCents}`,
-          amount: l.paidCents,
-          detail: `by barcode on ${l.paidOn}`,
-        });
+        owed.push(
+          secondPayment(boleto, { reference, amount: l.paidCents, detail: `by barcode on ${l.paidOn}` }),
+        );
       }
       continue;
     }
     const terms = termsOf(boleto);
-    if (l.paidOn > lastPayableDay(terms) || l.paidCents !== amountDueOn(boleto.amount, terms, l.paidOn)) {
+    const last = lastPayableDay(terms);
+    const due = l.paidOn > last ? null : amountDueOn(boleto.amount, terms, l.paidOn);
+    if (l.paidCents !== due) {
       report.rejected++;
+      owed.push({
+        kind: 'amount_mismatch',
+        e2eid: reference,
+        txid: boleto.txid,
+        amount: l.paidCents,
+        detail:
+          due === null
+            ? `boleto ${boleto.nosso_numero} paid by barcode on ${l.paidOn}, after its last day to be paid (${last}): not credited`
+            : `boleto ${boleto.nosso_numero} paid ${l.paidCents} cents by barcode on ${l.paidOn}, ${due} due that day: not credited`,
+      });
       continue;
     }
     creditedNow.set(Number(sale.id), l);
     credits.push({ sale, amount: l.paidCents, liquidacao: l });
   }
+  await recordPaymentDiscrepancies(tx, owed);
   const paid = await recordPaidAmounts(tx, credits);
   await applyMoves(
     tx,

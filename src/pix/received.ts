@@ -7,9 +7,11 @@ import {
   amountDue,
   checkTransition,
   findSaleByProcessorRef,
+  isClosedUnpaid,
   isOpen,
   lockSale,
   moveSale,
+  recordClosedChargePayment,
   recordPaidAgain,
   recordPaidAmount,
   salesByProcessorRefs,
@@ -166,7 +168,8 @@ export async function settleRefunds(
  * Records a confirmed Pix once (by end-to-end id) and credits its sale when the amount is the charge's and
  * the sale can still become PAGO; otherwise it is kept with the reason and credits nothing. A Pix of a sale
  * already paid whose method records second payments (a boleto's: a reconciliation discrepancy) is recorded
- * there, in the same transaction, once: a repeat of the Pix stops at its end-to-end id above.
+ * there, and one of a charge closed unpaid (cancelled, refused, failed) as a discrepancy `closed_charge_paid`,
+ * in the same transaction, once: a repeat of the Pix stops at its end-to-end id above.
  */
 export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutcome> {
   const amount = parseReais(pix.valor) ?? -1;
@@ -204,6 +207,14 @@ export async function creditPix(db: Db, queue: Queue, pix: Pix): Promise<PixOutc
     else if (amount !== due) reason = `paid ${pix.valor}, the charge is ${due} cents`;
     else if (!isOpen(sale.status) || checkTransition(sale.status, 'PAGO') !== 'apply') {
       reason = `the sale is ${sale.status}`;
+      // a charge cancelled, refused or failed was paid all the same: the payer is owed it back
+      if (isClosedUnpaid(sale.status)) {
+        await recordClosedChargePayment(tx, sale, {
+          reference: pix.endToEndId,
+          amount,
+          detail: `Pix ${pix.endToEndId} of ${pix.valor}`,
+        });
+      }
     }
     if (!reason) {
       if (sale!.payment_method === 'BOLETO') await recordPaidAmount(tx, sale!, amount);

@@ -1,7 +1,15 @@
 import type { Queryable } from '../platform/db/db.js';
 import { discrepanciesFound } from './metrics.js';
 
-export type DiscrepancyKind = 'unknown_charge' | 'amount_mismatch' | 'missing_at_psp' | 'duplicate_payment';
+export type DiscrepancyKind =
+  | 'unknown_charge'
+  | 'amount_mismatch'
+  | 'missing_at_psp'
+  | 'duplicate_payment'
+  | 'closed_charge_paid';
+
+/** Payments recorded when they arrive (not by a run), which the payer is owed back: returned in full, resolved. */
+const OWED_BACK: DiscrepancyKind[] = ['duplicate_payment', 'closed_charge_paid'];
 
 /** A disagreement between the PSP and the gateway, as `gateway reconcile` prints it (amount in cents). */
 export interface Discrepancy {
@@ -45,23 +53,33 @@ export async function recordDiscrepancies(db: Queryable, runId: number, found: D
 }
 
 /**
- * A payment found outside a reconciliation run (a boleto's second payment, from a CNAB return): recorded once
- * per `e2eid` (the payment's own reference), like a run's discrepancies.
+ * Payments found outside a reconciliation run (a boleto's second payment, a payment of a charge no longer
+ * payable, a CNAB liquidação credited nothing): recorded once per (kind, `e2eid`: the payment's own reference),
+ * like a run's discrepancies, in one statement.
  */
-export async function recordPaymentDiscrepancy(db: Queryable, found: Discrepancy): Promise<void> {
-  const rows = await db.query<{ inserted: boolean }>(
-    `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (kind, e2eid) DO NOTHING RETURNING true AS inserted`,
-    [found.kind, found.e2eid, found.txid, found.amount, found.detail],
+export async function recordPaymentDiscrepancies(db: Queryable, found: Discrepancy[]): Promise<void> {
+  if (found.length === 0) return;
+  const rows = await db.query<{ kind: DiscrepancyKind }>(
+    `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail)
+     SELECT k, e, t, a, d
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS u(k, e, t, a, d)
+     ON CONFLICT (kind, e2eid) DO NOTHING RETURNING kind`,
+    [
+      found.map((d) => d.kind),
+      found.map((d) => d.e2eid),
+      found.map((d) => d.txid),
+      found.map((d) => d.amount),
+      found.map((d) => d.detail),
+    ],
   );
-  if (rows.length > 0) discrepanciesFound.inc({ kind: found.kind });
+  for (const r of rows) discrepanciesFound.inc({ kind: r.kind });
 }
 
-/** Which of these Pix are recorded as a second payment of a boleto (they need no other discrepancy). */
-export async function duplicatePaymentsAmong(db: Queryable, e2eids: string[]): Promise<Set<string>> {
+/** Which of these Pix are recorded as payments owed back (a second payment, a closed charge's): no other discrepancy. */
+export async function owedBackAmong(db: Queryable, e2eids: string[]): Promise<Set<string>> {
   const rows = await db.query<{ e2eid: string }>(
-    `SELECT e2eid FROM reconciliation_discrepancies WHERE kind = 'duplicate_payment' AND e2eid = ANY($1::text[])`,
-    [e2eids],
+    `SELECT e2eid FROM reconciliation_discrepancies WHERE kind = ANY($2::text[]) AND e2eid = ANY($1::text[])`,
+    [e2eids, OWED_BACK],
   );
   return new Set(rows.map((r) => r.e2eid));
 }
@@ -75,13 +93,13 @@ export async function resolveListed(db: Queryable, e2eids: string[]): Promise<vo
   );
 }
 
-/** A boleto's second payment the PSP lists as returned in full to its payer: the payer is owed nothing more. */
-export async function resolveReturnedDuplicate(db: Queryable, e2eid: string): Promise<boolean> {
+/** A payment owed back that the PSP lists as returned in full to its payer: the payer is owed nothing more. */
+export async function resolveReturned(db: Queryable, e2eid: string): Promise<boolean> {
   const rows = await db.query(
     `UPDATE reconciliation_discrepancies
         SET resolved_at = now(), resolution = 'returned to the payer (devolução DEVOLVIDO at the PSP)'
-      WHERE kind = 'duplicate_payment' AND e2eid = $1 AND resolved_at IS NULL RETURNING 1`,
-    [e2eid],
+      WHERE kind = ANY($2::text[]) AND e2eid = $1 AND resolved_at IS NULL RETURNING 1`,
+    [e2eid, OWED_BACK],
   );
   return rows.length > 0;
 }

@@ -1,3 +1,4 @@
 // The reconciliation module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
-export { recordPaymentDiscrepancy } from './discrepancies.data.js';
+export { type Discrepancy, recordPaymentDiscrepancies } from './discrepancies.data.js';
+export { installReconciliationRules } from './owed-back.js';
 export { startReconciliation } from './worker.js';

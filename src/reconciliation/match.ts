@@ -11,7 +11,7 @@ import type { Db } from '../platform/db/db.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { type SaleSettler, saleStatus } from '../sales/index.js';
-import { type Discrepancy, duplicatePaymentsAmong, resolveReturnedDuplicate } from './discrepancies.data.js';
+import { type Discrepancy, owedBackAmong, resolveReturned } from './discrepancies.data.js';
 import type { Counts } from './runs.data.js';
 
 export interface MatchDeps {
@@ -38,9 +38,9 @@ export async function matchPage(
 ): Promise<{ counts: Counts; found: Discrepancy[] }> {
   const e2eids = page.map((p) => p.endToEndId);
   const txids = page.flatMap((p) => (typeof p.txid === 'string' ? [p.txid] : []));
-  const [records, duplicates] = await Promise.all([
+  const [records, owedBack] = await Promise.all([
     recordsOfPage(deps.db, e2eids, txids),
-    duplicatePaymentsAmong(deps.db, e2eids),
+    owedBackAmong(deps.db, e2eids),
   ]);
   const counts: Counts = { received: page.length, matched: 0, creditedNow: 0, refundedNow: 0 };
   const found: Discrepancy[] = [];
@@ -49,10 +49,11 @@ export async function matchPage(
     const record = records.pix.get(pix.endToEndId);
     const charge = pix.txid ? records.charges.get(pix.txid) : undefined;
     const base = { e2eid: pix.endToEndId, txid: pix.txid ?? null, amount };
-    if (duplicates.has(pix.endToEndId)) {
-      // a boleto's second payment already recorded as such: closed once the PSP lists it returned in full
+    if (owedBack.has(pix.endToEndId)) {
+      // a payment the payer is owed back, recorded when it arrived (a boleto's second one, a closed charge's):
+      // closed once the PSP lists it returned in full
       counts.matched++;
-      if (returnedInFull(pix, amount)) await resolveReturnedDuplicate(deps.db, pix.endToEndId);
+      if (returnedInFull(pix, amount)) await resolveReturned(deps.db, pix.endToEndId);
       continue;
     } else if (record?.credited) {
       counts.matched++;

@@ -58,9 +58,11 @@ export {
   amountDue,
   type PaymentAgain,
   recordAmountDueNow,
+  recordClosedChargePayment,
   recordPaidAgain,
   recordPaidAmount,
   recordPaidAmounts,
+  setClosedPaymentRecorder,
   setPaidAgainRule,
   setPaidAmountRule,
 } from './paid-amount.js';
@@ -105,6 +107,6 @@ export { CustomerIn, CustomerOut, IdPath, ItemIn, Sale, SaleStatusSchema } from 
 export { startReserveWorker } from './settlement/reserve.js';
 export { setOpenDisputeRule, settleBatch } from './settlement/settle-batch.js';
 export { SaleSettler } from './settlement/settler.js';
-export { checkTransition, isOpen, type SaleStatus } from './settlement/status-machine.js';
+export { checkTransition, isClosedUnpaid, isOpen, type SaleStatus } from './settlement/status-machine.js';
 export { applyMoves, moveSale } from './settlement/transition.js';
 export { type Customer, PAYMENT_METHODS, type SaleItem, type SaleRow } from './types.js';

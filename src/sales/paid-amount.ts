@@ -101,6 +101,29 @@ export async function recordPaidAgain(tx: Queryable, sale: SaleRow, payment: Pay
 }
 
 /**
+ * Where a payment of a sale closed unpaid (cancelled, refused, failed) is recorded: money the payer is owed back,
+ * crediting nothing. The reconciliation module installs it (a discrepancy `closed_charge_paid`).
+ */
+export type ClosedPaymentRecorder = (tx: Queryable, sale: SaleRow, payment: PaymentAgain) => Promise<void>;
+
+let closedPaymentRecorder: ClosedPaymentRecorder | null = null;
+
+export function setClosedPaymentRecorder(recorder: ClosedPaymentRecorder): void {
+  closedPaymentRecorder = recorder;
+}
+
+/** A payment of `sale`, closed unpaid, handed to the recorder the reconciliation module installed. */
+export async function recordClosedChargePayment(
+  tx: Queryable,
+  sale: SaleRow,
+  payment: PaymentAgain,
+): Promise<void> {
+  if (!closedPaymentRecorder)
+    throw new Error("the closed charges' payment recorder is not installed (sale-rules.ts)");
+  await closedPaymentRecorder(tx, sale, payment);
+}
+
+/**
  * The sandbox's payment of a sale awaiting it, as its processor would report a payment made now: a boleto paid
  * before its discount's date is paid less the discount, one paid late its fine and interest, recorded (with the
  * fee on it) before the move to PAGO. Nothing for a sale due its own amount, or not the account's.

@@ -255,6 +255,76 @@ describe('a boleto paid twice', () => {
   });
 });
 
+describe('money the bank received that credits nothing', () => {
+  const discrepancies = (where: string, value: unknown) =>
+    db().query<{ kind: string; txid: string | null; amount: number; detail: string; e2eid: string }>(
+      `SELECT kind, txid, amount::int AS amount, detail, e2eid FROM reconciliation_discrepancies WHERE ${where} ORDER BY id`,
+      [value],
+    );
+
+  it('a boleto cancelled, then paid at the bank: rejected, credited nothing, a closed_charge_paid discrepancy once', async () => {
+    const sale = await issue();
+    const cancel = await call('POST', `${server.url}/api/transactions/${sale.uuid}/cancel`, {
+      headers: merchant.keys,
+    });
+    expect(cancel.status, cancel.text).toBe(200);
+    const balance = await getBalance(db(), merchant.accountId);
+    const file = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    const report = { lines: 1, credited: 0, alreadyPaid: 0, unknown: 0, rejected: 1 };
+    expect((await importFile('cancelled-1.ret', file)).json).toEqual(report);
+    expect((await importFile('cancelled-2.ret', file)).json).toEqual(report);
+    expect(await statusOf(sale.id)).toEqual({ status: 'CANCELADO', paid_amount: null });
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
+    expect(await discrepancies('txid = $1', sale.externalTransactionId)).toEqual([
+      {
+        kind: 'closed_charge_paid',
+        txid: sale.externalTransactionId,
+        amount: 10000,
+        detail: `boleto ${sale.boleto.nossoNumero} of sale ${sale.uuid} is CANCELADO, paid by barcode on ${spDay(1)}: not credited`,
+        e2eid: `cnab:${sale.boleto.nossoNumero}:${spDay(1)}:10000`,
+      },
+    ]);
+    // the operator's list names it, as the other kinds
+    const listed = await runGateway(['reconcile', '--discrepancies', '--json'], env());
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).discrepancies).toContainEqual(
+      expect.objectContaining({
+        kind: 'closed_charge_paid',
+        txid: sale.externalTransactionId,
+        amount: 10000,
+      }),
+    );
+  });
+
+  it('a wrong amount, a payment past the last day and an unknown nosso número are each a discrepancy', async () => {
+    const [short, late] = [await issue(), await issue({ daysAfterDue: 1 })];
+    const file = retornoFile(settings(), [
+      { nossoNumero: short.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(1) },
+      { nossoNumero: late.boleto.nossoNumero, paidCents: 10500, paidOn: spDay(30) },
+      { nossoNumero: '88888888888', paidCents: 4321, paidOn: spDay(1) },
+    ]);
+    expect((await importFile('owed.ret', file)).json).toEqual({
+      lines: 3,
+      credited: 0,
+      alreadyPaid: 0,
+      unknown: 1,
+      rejected: 2,
+    });
+    expect((await statusOf(short.id)).status).toBe('PENDENTE');
+    const [shortFound] = await discrepancies('txid = $1', short.externalTransactionId);
+    expect(shortFound).toMatchObject({ kind: 'amount_mismatch', amount: 9000 });
+    expect(shortFound!.detail).toMatch(/paid 9000 cents by barcode on .*, 10000 due that day: not credited$/);
+    const [lateFound] = await discrepancies('txid = $1', late.externalTransactionId);
+    expect(lateFound).toMatchObject({ kind: 'amount_mismatch', amount: 10500 });
+    expect(lateFound!.detail).toMatch(/after its last day to be paid/);
+    expect(await discrepancies('e2eid = $1', `cnab:88888888888:${spDay(1)}:4321`)).toEqual([
+      expect.objectContaining({ kind: 'unknown_charge', txid: null, amount: 4321 }),
+    ]);
+  });
+});
+
 describe('gateway boletos remessa', () => {
   it("writes the day's boletos as segments P and Q of 240 characters", async () => {
     const sale = await issue({ discount: { amountCents: 300, untilDate: spDay(1) } });

@@ -8,6 +8,7 @@ import { listDiscrepancies } from '../../src/reconciliation/discrepancies.data.j
 import { reconcileDue, reconcileWindow } from '../../src/reconciliation/due-runs.js';
 import type { ReconcileDeps } from '../../src/reconciliation/reconcile.js';
 import { SaleSettler } from '../../src/sales/settlement/settler.js';
+import { moveSale } from '../../src/sales/settlement/transition.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -124,6 +125,38 @@ describe('reconciliation with the PSP (GET /pix against the local PSP)', () => {
     expect(await statusOf(sale.id)).toBe('PENDENTE');
     expect(await getBalance(db(), merchant.accountId)).toEqual(before);
     expect(await discrepancyCount('amount_mismatch')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a Pix of a charge cancelled meanwhile credits nothing and is a closed_charge_paid, resolved once returned in full', async () => {
+    const sale = await charge(2500);
+    // the merchant's cancel and the payer's Pix cross: the gateway has closed the sale, the PSP still takes the Pix
+    await db().tx((tx) => moveSale(tx, server.runtime.platform.queue, sale.id, 'CANCELADO'));
+    const before = await getBalance(db(), merchant.accountId);
+    const pix = await psp.pay(sale.externalTransactionId);
+    expect(await statusOf(sale.id)).toBe('CANCELADO');
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+    const open = async () =>
+      (await listDiscrepancies(db(), { all: true })).filter((d) => d.e2eid === pix.endToEndId);
+    expect(await open()).toEqual([
+      expect.objectContaining({
+        kind: 'closed_charge_paid',
+        txid: sale.externalTransactionId,
+        amount: 2500,
+        detail: `sale ${sale.uuid} is CANCELADO (Pix ${pix.endToEndId} of 25.00): not credited`,
+        resolvedAt: null,
+      }),
+    ]);
+    // a run finds it recorded and adds nothing; once the PSP lists it returned in full, it is resolved
+    const report = await reconcile();
+    expect(report.discrepancies.filter((d) => d.e2eid === pix.endToEndId)).toEqual([]);
+    psp.refundAtConsole(pix.endToEndId);
+    await reconcile();
+    const [resolved] = await open();
+    expect(resolved!.resolution).toBe('returned to the payer (devolução DEVOLVIDO at the PSP)');
+    expect(await statusOf(sale.id)).toBe('CANCELADO');
+    expect(await getBalance(db(), merchant.accountId)).toEqual(before);
+    expect(await eventTypes(sale.id)).toEqual(['sale.pending', 'sale.canceled']);
+    expect((await verifyLedger(db())).ok).toBe(true);
   });
 
   it('a devolução made at the PSP without a callback moves the sale to ESTORNADO, once', async () => {

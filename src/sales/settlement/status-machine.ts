@@ -31,6 +31,11 @@ export function isOpen(status: SaleStatus): boolean {
   return status === 'PENDENTE' || status === 'EM_PROCESSAMENTO';
 }
 
+/** Statuses of a sale closed without ever being paid: a payment that still arrives is owed back to its payer. */
+export function isClosedUnpaid(status: SaleStatus): boolean {
+  return status === 'CANCELADO' || status === 'RECUSADO' || status === 'FALHA';
+}
+
 /** Statuses whose arrival notifies both channels (the API contract's "Sale status triggers"): every status but the open ones. */
 export const FINAL_STATUSES: ReadonlySet<SaleStatus> = new Set(SALE_STATUSES.filter((s) => !isOpen(s)));
 
