@@ -1701,8 +1701,9 @@ class RecipientBalance(TypedDict):
     available: int
     # Cents held (refunds in progress, disputes, cashouts in progress)
     blocked: int
-    # Cents of card installments still to come
+    # Cents of card installments still to come (not part of total)
     receivable: int
+    # Cents; equals available + blocked, as an account’s balance
     total: int
 
 

@@ -15558,8 +15558,8 @@ export interface paths {
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "balance": {
                          *             "available": 15000,
-                         *             "blocked": 15000,
-                         *             "receivable": 42,
+                         *             "blocked": 0,
+                         *             "receivable": 42000,
                          *             "total": 15000
                          *           },
                          *           "lastAutomaticPayout": {
@@ -15576,13 +15576,22 @@ export interface paths {
                             data: {
                                 /** @description false: it takes no new split (400); its balance, receivables and payouts go on */
                                 active: boolean;
+                                /**
+                                 * @example {
+                                 *       "available": 15000,
+                                 *       "blocked": 0,
+                                 *       "receivable": 42000,
+                                 *       "total": 15000
+                                 *     }
+                                 */
                                 balance: {
                                     /** @description Cents that may be cashed out (negative: a debt left by a dispute) */
                                     available: number;
                                     /** @description Cents held (refunds in progress, disputes, cashouts in progress) */
                                     blocked: number;
-                                    /** @description Cents of card installments still to come */
+                                    /** @description Cents of card installments still to come (not part of total) */
                                     receivable: number;
+                                    /** @description Cents; equals available + blocked, as an account’s balance */
                                     total: number;
                                 };
                                 /** Format: date-time */
@@ -21879,8 +21888,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "available": 15000,
-                         *       "blocked": 15000,
-                         *       "receivable": 42,
+                         *       "blocked": 0,
+                         *       "receivable": 42000,
                          *       "total": 15000
                          *     }
                          */
@@ -21889,8 +21898,9 @@ export interface paths {
                             available: number;
                             /** @description Cents held (refunds in progress, disputes, cashouts in progress) */
                             blocked: number;
-                            /** @description Cents of card installments still to come */
+                            /** @description Cents of card installments still to come (not part of total) */
                             receivable: number;
+                            /** @description Cents; equals available + blocked, as an account’s balance */
                             total: number;
                         };
                     };

@@ -64,7 +64,10 @@ export async function ensureRecipientLedger(q: Queryable, recipientId: number): 
   );
 }
 
-/** A recipient's balance (split payments): its three buckets, and their sum. */
+/**
+ * A recipient's balance (split payments): its three buckets, and `total` as an account's (available + blocked:
+ * the card installments still to come, `receivable`, are not part of it).
+ */
 export interface RecipientBalance {
   available: number;
   blocked: number;
@@ -85,7 +88,7 @@ export async function recipientBalances(
   for (const r of rows) {
     const b = out.get(Number(r.recipient_id))!;
     b[r.bucket] = Number(r.balance);
-    b.total += Number(r.balance);
+    if (r.bucket !== 'receivable') b.total += Number(r.balance);
   }
   return out;
 }

@@ -49,14 +49,19 @@ export const Recipient = Type.Object({
 
 export const RecipientPage = ListPage(Recipient);
 
-export const RecipientBalanceBody = Type.Object({
-  available: Type.Integer({
-    description: 'Cents that may be cashed out (negative: a debt left by a dispute)',
-  }),
-  blocked: Type.Integer({ description: 'Cents held (refunds in progress, disputes, cashouts in progress)' }),
-  receivable: Type.Integer({ description: 'Cents of card installments still to come' }),
-  total: Type.Integer(),
-});
+export const RecipientBalanceBody = Type.Object(
+  {
+    available: Type.Integer({
+      description: 'Cents that may be cashed out (negative: a debt left by a dispute)',
+    }),
+    blocked: Type.Integer({
+      description: 'Cents held (refunds in progress, disputes, cashouts in progress)',
+    }),
+    receivable: Type.Integer({ description: 'Cents of card installments still to come (not part of total)' }),
+    total: Type.Integer({ description: 'Cents; equals available + blocked, as an account’s balance' }),
+  },
+  { examples: [{ available: 15000, blocked: 0, receivable: 42000, total: 15000 }] },
+);
 
 export const RecipientPath = Type.Object({
   id: Type.String({ examples: ['5f0c2b8e-7d14-4f3a-9b6e-1c2d3e4f5a6b'] }),

@@ -246,6 +246,13 @@ describe("a recipient's receivables, withdrawals and statement", () => {
       [3, 5000, sale.body.uuid],
     ]);
     expect(res.body.totalCents).toBe((await recipientBalance(server, platform, r.id)).receivable);
+    // its balance's total is an account's: available + blocked, the installments still to come apart
+    expect(await recipientBalance(server, platform, r.id)).toEqual({
+      available: 0,
+      blocked: 0,
+      receivable: 15000,
+      total: 0,
+    });
     // a period: only the first installment's date
     const first = res.body.data[0]!.date;
     const narrow = await call<{ data: unknown[]; totalCents: number }>(
