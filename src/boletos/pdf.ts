@@ -151,6 +151,21 @@ export function drawable(text: string): string {
     .join('');
 }
 
+/** Text cut to `width` with an ellipsis where it would run past it (a long name, an address, a description). */
+export function fitted(text: string, font: PDFFont, size: number, width: number): string {
+  if (drawnWidth(text, font, size) <= width) return text;
+  const chars = [...text];
+  let lo = 0;
+  let hi = chars.length;
+  // the longest start that fits beside the ellipsis
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (drawnWidth(`${chars.slice(0, mid).join('').trimEnd()}…`, font, size) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${chars.slice(0, lo).join('').trimEnd()}…`;
+}
+
 /**
  * The width text takes as drawText sets it: each character's advance, without kerning. pdf-lib's
  * widthOfTextAtSize counts the font's kerning pairs, which drawText does not apply (a line measured with them
@@ -267,25 +282,31 @@ export async function renderBoletoPdf(
   );
   field('Carteira / Espécie', `${settings.wallet} / R$`, col2);
   y -= 28;
-  field('Pagador', `${b.payer.name} - ${formatDocument(b.payer.document)}`, MARGIN, 9);
+  // what a payer or a merchant typed is cut to the page's width, the payer's document always whole beside it
+  const full = A4.width - 2 * MARGIN;
+  const payerDocument = ` - ${formatDocument(b.payer.document)}`;
+  const payerName = fitted(drawable(b.payer.name), bold, 9, full - drawnWidth(payerDocument, bold, 9));
+  field('Pagador', `${payerName}${payerDocument}`, MARGIN, 9);
   y -= 24;
   const a = b.payer.address;
-  text(
-    page,
-    `${a.street}, ${a.number} - ${a.district} - ${a.city}/${a.state} - CEP ${a.zipCode.slice(0, 5)}-${a.zipCode.slice(5)}`,
-    MARGIN,
-    9,
-  );
+  const cep = ` - CEP ${a.zipCode.slice(0, 5)}-${a.zipCode.slice(5)}`;
+  const street = drawable(`${a.street}, ${a.number} - ${a.district} - ${a.city}/${a.state}`);
+  text(page, `${fitted(street, regular, 9, full - drawnWidth(cep, regular, 9))}${cep}`, MARGIN, 9);
   if (b.shop_name) {
     y -= 20;
-    field('Sacador/Avalista (beneficiário final: quem vendeu)', drawable(b.shop_name), MARGIN, 9);
+    field(
+      'Sacador/Avalista (beneficiário final: quem vendeu)',
+      fitted(drawable(b.shop_name), bold, 9, full),
+      MARGIN,
+      9,
+    );
     y -= 6;
   }
   y -= 18;
   text(page, 'Instruções (responsabilidade do beneficiário)', MARGIN, 7, regular, GREY);
   for (const instruction of instructions(b)) {
     y -= 12;
-    text(page, instruction, MARGIN, 9);
+    text(page, fitted(instruction, regular, 9, full), MARGIN, 9);
   }
   y -= 16;
   page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 0.5, color: GREY });

@@ -107,6 +107,54 @@ describe('the boleto PDF', () => {
       expect(text).toContain(shown);
   });
 
+  it("fits a long payer name, address and description to the page, the payer's document always shown", async () => {
+    const name =
+      `Cooperativa de Produtores Rurais ${'Associados do Vale do São Francisco e Região '.repeat(4)}Zoë 李`.slice(
+        0,
+        200,
+      );
+    const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: boletoInput({
+        amount: 25990,
+        items: [
+          {
+            title: `Pedido ${'de mudas e sementes '.repeat(8)}`.trim(),
+            unitPrice: 25990,
+            quantity: 1,
+            tangible: true,
+          },
+        ],
+        customer: {
+          name,
+          email: 'coop@example.com',
+          document: '11222333000181',
+          phone: '5511987654321',
+          address: {
+            street: `Rodovia ${'Estadual do Interior Paulista '.repeat(4)}`.trim(),
+            number: '12345',
+            district: 'Distrito Industrial de Muito Longe',
+            city: 'São José do Rio Preto',
+            state: 'SP',
+            zipCode: '15000000',
+          },
+        },
+      }),
+    });
+    expect(res.status, res.text).toBe(201);
+    const pdf = await fetchPdf(`${server.url}/api/transactions/${res.body.id}/boleto.pdf`, merchant.keys);
+    expect(pdf.status).toBe(200);
+    const file = path.join(dir, 'long-names.pdf');
+    writeFileSync(file, pdf.bytes);
+    const boxes = execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' });
+    const rightmost = Math.max(...[...boxes.matchAll(/xMax="([\d.]+)"/g)].map((m) => Number(m[1])));
+    expect(rightmost).toBeLessThanOrEqual(595.28 - (15 * 72) / 25.4 + 0.01);
+    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    expect(text).toMatch(/Cooperativa de Produtores Rurais Associados .*… - 11\.222\.333\/0001-81/);
+    expect(text).toMatch(/Rodovia Estadual .*… - CEP 15000-000/);
+    expect(text).toMatch(/Referente a: Pedido de mudas e sementes .*…/);
+  });
+
   it('the payer link needs no key; a wrong token, another account or a PIX sale get nothing', async () => {
     const sale = await issue();
     const url = sale.boleto.pdfUrl.replace(/^http:\/\/localhost:\d+/, server.url);
