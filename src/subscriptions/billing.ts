@@ -700,6 +700,9 @@ export class SubscriptionBiller {
         if (!first && sub.status !== 'past_due') events.push('subscription.past_due');
         sub.status = first ? 'incomplete' : 'past_due';
         sub.next_charge_at = new Date(sub.first_failed_at.getTime() + retry * DAY_MS);
+        // a card refused: its retries decide its end (after the last one), not the 23 hours a first period
+        // awaiting payment has, which would end it before its first retry (decisions.md, "Statuses")
+        if (first && sub.payment_method === 'CREDIT_CARD') sub.incomplete_expires_at = null;
       } else if (first) {
         endSubscription(sub, 'incomplete_expired', null);
         events.push('subscription.incomplete_expired');

@@ -66,7 +66,7 @@ export async function mailCharge(
           : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola ou pelo QR Code na página da assinatura: ${sale.pix_key}`,
       ]),
       action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
-      footnote: 'Você recebe este e-mail porque tem uma assinatura ativa.',
+      footnote: 'Você recebe este e-mail porque tem uma assinatura.',
     }),
   });
 }
@@ -85,7 +85,9 @@ export async function mailFailure(
     ? `Tentaremos de novo em ${new Date(view.nextChargeAt).toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo' })}.`
     : view.status === 'canceled'
       ? 'A assinatura foi cancelada por falta de pagamento.'
-      : 'Não faremos novas tentativas: atualize a forma de pagamento para reativar a assinatura.';
+      : view.status === 'incomplete_expired'
+        ? 'Não faremos novas tentativas: a primeira cobrança não foi paga a tempo e a assinatura não começou. Para assinar, faça uma nova assinatura.'
+        : 'Não faremos novas tentativas: atualize a forma de pagamento para reativar a assinatura.';
   await queueMail(tx, mail, {
     cause: `subscription-failed:${sub.uuid}:${sub.period_index}:${attempt}`,
     to: who.customer.email,
@@ -99,7 +101,12 @@ export async function mailFailure(
         next,
       ]),
       action: {
-        label: sub.payment_method === 'CREDIT_CARD' ? 'Trocar o cartão' : 'Ver minha assinatura',
+        label:
+          sub.payment_method === 'CREDIT_CARD' &&
+          view.status !== 'incomplete_expired' &&
+          view.status !== 'canceled'
+            ? 'Trocar o cartão'
+            : 'Ver minha assinatura',
         url: billingUrl(mail, sub),
       },
       footnote: 'Você recebe este e-mail porque tem uma assinatura.',

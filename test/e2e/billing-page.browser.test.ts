@@ -132,4 +132,43 @@ describe('the subscriber’s page', () => {
     await page.getByRole('heading', { name: 'Assinatura não encontrada' }).waitFor();
     await clean(page, 'billing-05-not-found');
   });
+
+  it('an expired first period is final: no card to change, nothing to cancel, and says how to subscribe again', async () => {
+    const customer = await api<{ id: string }>('POST', '/api/customers', {
+      ...CUSTOMER,
+      email: 'expirou@example.com',
+    });
+    const plan = await api<{ id: string }>('POST', '/api/plans', {
+      name: 'Plano Trimestral',
+      amountCents: 9990,
+      interval: 'month',
+      intervalCount: 3,
+      methods: ['CREDIT_CARD'],
+    });
+    // made without a card, and not given one within its 23 hours (the deadline moved to now)
+    const sub = await api<{ id: string; billingUrl: string }>('POST', '/api/subscriptions', {
+      customerId: customer.body.id,
+      planId: plan.body.id,
+      paymentMethod: 'CREDIT_CARD',
+    });
+    expect(sub.status, sub.text).toBe(201);
+    await server.runtime.platform.db.query(
+      'UPDATE subscriptions SET incomplete_expires_at = now() WHERE uuid = $1',
+      [sub.body.id],
+    );
+    await waitUntil(async () => {
+      const s = await api<{ status: string }>('GET', `/api/subscriptions/${sub.body.id}`);
+      return s.body.status === 'incomplete_expired';
+    }, 30_000);
+    const page = await (await browser.newContext({ viewport: { width: 420, height: 900 } })).newPage();
+    await page.goto(`${server.url}${new URL(sub.body.billingUrl).pathname}`);
+    await page
+      .getByRole('heading', { name: 'Situação: Encerrada: o primeiro pagamento não foi feito' })
+      .waitFor();
+    await page.getByText(/esta assinatura não começou e não terá novas cobranças/).waitFor();
+    expect(await page.getByRole('button', { name: 'Trocar o cartão' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Cancelar no fim do período' }).count()).toBe(0);
+    expect(await page.getByText('Período atual').count()).toBe(0);
+    await clean(page, 'billing-06-incomplete-expired');
+  });
 });

@@ -318,11 +318,27 @@ describe('subscriptions by card', () => {
     expect(failed.body.status).toBe('incomplete');
     const firstFailure = Date.now();
     expect(Math.round((new Date(failed.body.nextChargeAt!).getTime() - firstFailure) / 86_400_000)).toBe(1);
+    // that retry is real: a refused card's end is its last retry, not the 23 hours of a first period awaiting
+    // payment, which would have expired it the day before its first retry
+    const [deadline] = await server.runtime.platform.db.query<{ at: Date | null }>(
+      'SELECT incomplete_expires_at AS at FROM subscriptions WHERE uuid = $1',
+      [made.body.id],
+    );
+    expect(deadline!.at).toBeNull();
     await advance(made.body.id);
     await advance(made.body.id);
     const expired = await advance(made.body.id);
     expect(expired.body).toMatchObject({ status: 'incomplete_expired', nextChargeAt: null });
     expect((await advance(made.body.id)).status).toBe(409);
+    // its last e-mail does not offer what it cannot do: a new card does not revive it
+    const last = await waitUntil(() =>
+      mailbox.messages.find(
+        (m) => m.to === 'incompleta@example.com' && m.text.includes('Não faremos novas tentativas'),
+      ),
+    );
+    expect(last.text).toContain('a primeira cobrança não foi paga a tempo e a assinatura não começou');
+    expect(last.text).not.toContain('reativar');
+    expect(last.text).not.toContain('Trocar o cartão');
     // final: a new card does not bring it back
     const good = await savedCard(customerId, '1');
     expect((await api('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: good })).status).toBe(409);

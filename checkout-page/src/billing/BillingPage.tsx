@@ -60,6 +60,8 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
   // a renewal behind, or a first period refused (the subscription waits for it, incomplete)
   const refused = b.sales.some((s) => s.status === 'RECUSADO' || s.status === 'FALHA');
   const behind = b.status === 'past_due' || b.status === 'unpaid' || (b.status === 'incomplete' && refused);
+  // canceled and incomplete_expired are final: no new card, no cancellation, no further charge
+  const ended = b.status === 'canceled' || b.status === 'incomplete_expired';
   return (
     <main class="page">
       <header class="summary">
@@ -77,15 +79,21 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
       <section class="card" aria-labelledby="state">
         <h2 id="state">Situação: {STATUS[b.status]}</h2>
         {b.status === 'trialing' && <p>O teste gratuito vai até {day(b.currentPeriodEnd)}.</p>}
-        {b.status !== 'trialing' && b.status !== 'canceled' && (
+        {b.status !== 'trialing' && !ended && (
           <p>
             Período atual: {day(b.currentPeriodStart)} a {day(b.currentPeriodEnd)}.
           </p>
         )}
-        {b.cancelAtPeriodEnd && b.status !== 'canceled' && (
+        {b.status === 'incomplete_expired' && (
+          <p>
+            A primeira cobrança não foi paga a tempo: esta assinatura não começou e não terá novas cobranças.
+            Para assinar, peça um novo link a {b.merchantName ?? 'quem vende'}.
+          </p>
+        )}
+        {b.cancelAtPeriodEnd && !ended && (
           <p>A assinatura termina em {day(b.currentPeriodEnd)}: não haverá novas cobranças.</p>
         )}
-        {!b.cancelAtPeriodEnd && b.nextChargeAt && b.status !== 'canceled' && (
+        {!b.cancelAtPeriodEnd && b.nextChargeAt && !ended && (
           <p>
             {behind ? 'Nova tentativa de cobrança' : 'Próxima cobrança'}: {date(b.nextChargeAt)}.
           </p>
@@ -100,7 +108,7 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
           </p>
         )}
       </section>
-      {b.paymentMethod === 'CREDIT_CARD' && b.status !== 'canceled' && (
+      {b.paymentMethod === 'CREDIT_CARD' && !ended && (
         <section class="card" aria-labelledby="card-title">
           <h2 id="card-title">Cartão</h2>
           {b.card ? (
@@ -184,7 +192,7 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
             </div>
           ))}
       </section>
-      {b.status !== 'canceled' && !b.cancelAtPeriodEnd && (
+      {!ended && !b.cancelAtPeriodEnd && (
         <CancelSection
           token={token}
           end={b.currentPeriodEnd}
