@@ -721,7 +721,9 @@ export class SubscriptionBiller {
     const [view] = await this.subscriptions.views(tx, [saved]);
     await notifySubscription(tx, 'invoice.failed', view!, saved.account_id, saved.id, invoice);
     for (const event of events) await notifySubscription(tx, event, view!, saved.account_id, saved.id);
-    if (current && !endedBefore) await mailFailure(tx, this.mail, saved, who, view!, charge.attempt);
+    if (current && !endedBefore) {
+      await mailFailure(tx, this.mail, saved, who, view!, charge.attempt, saleUuid !== null);
+    }
   }
 
   private invoice(

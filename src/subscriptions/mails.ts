@@ -71,7 +71,11 @@ export async function mailCharge(
   });
 }
 
-/** A failed try, to the customer: a card to change, or a charge left unpaid; with their page. */
+/**
+ * A failed try, to the customer: a card to change, or a charge left unpaid; with their page. A try whose sale
+ * could not be made at all (`sold` false: no card on file, the customer's data refused, a split naming a
+ * recipient since deactivated) says only that the charge was not made: no card refused it.
+ */
 export async function mailFailure(
   tx: Queryable,
   mail: Outbox,
@@ -79,6 +83,7 @@ export async function mailFailure(
   who: Subscriber,
   view: SubscriptionView,
   attempt: number,
+  sold: boolean,
 ): Promise<void> {
   const amount = formatBrl(who.plan.amount_cents);
   const next = view.nextChargeAt
@@ -95,13 +100,16 @@ export async function mailFailure(
       subject: subjectOf(who, `não conseguimos cobrar ${amount}`),
       paragraphs: withTestNote(mail, [
         greeting(who.customer.name),
-        sub.payment_method === 'CREDIT_CARD'
-          ? `O cartão d${subscriptionOf(who)} recusou a cobrança de ${amount}.`
-          : `A cobrança de ${amount} d${subscriptionOf(who)} não foi paga.`,
+        !sold
+          ? `Não conseguimos fazer a cobrança de ${amount} d${subscriptionOf(who)}.`
+          : sub.payment_method === 'CREDIT_CARD'
+            ? `O cartão d${subscriptionOf(who)} recusou a cobrança de ${amount}.`
+            : `A cobrança de ${amount} d${subscriptionOf(who)} não foi paga.`,
         next,
       ]),
       action: {
         label:
+          sold &&
           sub.payment_method === 'CREDIT_CARD' &&
           view.status !== 'incomplete_expired' &&
           view.status !== 'canceled'

@@ -5,6 +5,7 @@
  * fits is refused.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { unseal } from '../../src/platform/crypto/sealed.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { createRecipient, recipientBalance } from '../recipients/fixtures.js';
 import { CUSTOMER } from '../sales/fixtures.js';
@@ -160,6 +161,15 @@ it('a period whose recipient was deactivated fails as a refused card’s does: i
   expect(failed.body.status).toBe('past_due');
   const events = await factsOf(made.body.id);
   expect(events.slice(-2)).toEqual(['invoice.failed', 'subscription.past_due']);
+  // the customer is told the charge was not made, never that their card refused it, nor to change it
+  const mails = await server.runtime.platform.db.query<{ text_body: string }>(
+    `SELECT text_body FROM mail_messages WHERE recipient = 'beto@example.com' AND subject LIKE '%não conseguimos cobrar%'`,
+  );
+  expect(mails).toHaveLength(1);
+  const text = unseal(server.runtime.platform.config.secretsKey, mails[0]!.text_body);
+  expect(text).toContain('Não conseguimos fazer a cobrança de R$');
+  expect(text).not.toContain('recusou');
+  expect(text).not.toContain('Trocar o cartão');
 });
 
 it('a PIX first period whose recipient was deactivated fails too: invoice.failed, still incomplete, retried', async () => {
