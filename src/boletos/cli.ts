@@ -50,7 +50,7 @@ export const boletoCommands: Command[] = [
     path: ['boletos', 'remessa'],
     usage: 'gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json]',
     summary:
-      'Writes the CNAB 240 registration file (segments P and Q) of the boletos issued that São Paulo day.',
+      'Writes the CNAB 240 registration file (segments P and Q, and R for a fine) of the boletos issued that São Paulo day.',
     example: 'gateway boletos remessa --date 2026-11-25 --out REMESSA_20261125.rem',
     optionHelp: {
       date: 'the day (São Paulo) whose boletos are registered',

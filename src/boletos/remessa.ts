@@ -1,4 +1,5 @@
 import type { BoletoSettings } from '../platform/config/boleto.js';
+import { addDays } from '../platform/time/calendar.js';
 import { type Field, record, toCnabDate } from './cnab240.js';
 import type { BoletoRow } from './data.js';
 
@@ -85,14 +86,18 @@ export const title = (s: BoletoSettings, nossoNumero: string): Field[] => [
 
 /**
  * The CNAB 240 registration file (remessa) of a day's boletos: per boleto a segment P (the title: due date,
- * value, interest, discount) and a Q (the payer), movement 01 "entrada de títulos".
+ * value, interest, discount), a Q (the payer) and, when it has a fine, an R (the fine), movement 01 "entrada de
+ * títulos". Interest and fine are registered as the gateway reckons them, so that a bank asks the payer what
+ * the gateway credits: interest as a monthly rate (código 2, taxa mensal: the bank's day is the month's
+ * thirtieth, as amountDueOn's), not a value a day rounded to the cent; the fine as a percentage (código 2), from
+ * the day after the due date.
  */
 export function remessa(s: BoletoSettings, day: string, sequence: number, boletos: BoletoRow[]): string {
   const lines = headers(s, { kind: '1', operation: 'R', day, sequence });
   let n = 0;
   for (const b of boletos) {
     const created = b.created_at.toISOString().slice(0, 10);
-    const interestPerDay = Math.round((b.amount * b.monthly_interest_bp) / 300_000);
+    const late = toCnabDate(addDays(b.due_date, 1));
     lines.push(
       record([
         ...detail(s.bank, ++n, 'P', '01'),
@@ -103,9 +108,10 @@ export function remessa(s: BoletoSettings, day: string, sequence: number, boleto
         { at: 107, len: 2, value: '02', numeric: true }, // DM: duplicata mercantil
         { at: 109, len: 1, value: 'N' },
         { at: 110, len: 8, value: toCnabDate(created), numeric: true },
-        // interest: 1 = value per day, from the day after the due date
-        { at: 118, len: 1, value: interestPerDay > 0 ? '1' : '3', numeric: true },
-        { at: 127, len: 15, value: interestPerDay, numeric: true },
+        // interest: 2 = taxa mensal (hundredths of a percent, 13+2), from the day after the due date; 3 = none
+        { at: 118, len: 1, value: b.monthly_interest_bp > 0 ? '2' : '3', numeric: true },
+        { at: 119, len: 8, value: b.monthly_interest_bp > 0 ? late : 0, numeric: true },
+        { at: 127, len: 15, value: b.monthly_interest_bp, numeric: true },
         { at: 142, len: 1, value: b.discount_cents ? '1' : '0', numeric: true },
         { at: 143, len: 8, value: b.discount_until ? toCnabDate(b.discount_until) : 0, numeric: true },
         { at: 151, len: 15, value: b.discount_cents ?? 0, numeric: true },
@@ -131,6 +137,24 @@ export function remessa(s: BoletoSettings, day: string, sequence: number, boleto
         { at: 152, len: 2, value: a.state },
       ]),
     );
+    if (b.fine_bp > 0) {
+      lines.push(
+        record([
+          ...detail(s.bank, ++n, 'R', '01'),
+          // no second or third discount
+          { at: 18, len: 1, value: '0', numeric: true },
+          { at: 19, len: 8, value: 0, numeric: true },
+          { at: 27, len: 15, value: 0, numeric: true },
+          { at: 42, len: 1, value: '0', numeric: true },
+          { at: 43, len: 8, value: 0, numeric: true },
+          { at: 51, len: 15, value: 0, numeric: true },
+          // the fine: 2 = percentage (hundredths of a percent, 13+2), from the day after the due date
+          { at: 66, len: 1, value: '2', numeric: true },
+          { at: 67, len: 8, value: late, numeric: true },
+          { at: 75, len: 15, value: b.fine_bp, numeric: true },
+        ]),
+      );
+    }
   }
   lines.push(...trailers(s.bank, n + 1, lines.length));
   return `${lines.join('\r\n')}\r\n`;

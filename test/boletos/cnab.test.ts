@@ -6,6 +6,7 @@ import { cut } from '../../src/boletos/cnab240.js';
 import { importRetorno, type Liquidacao } from '../../src/boletos/retorno.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { eventsOf, moveTo } from '../sales/fixtures.js';
 import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -326,14 +327,16 @@ describe('money the bank received that credits nothing', () => {
 });
 
 describe('gateway boletos remessa', () => {
-  it("writes the day's boletos as segments P and Q of 240 characters", async () => {
+  it("writes the day's boletos as segments P and Q of 240 characters, and R for a fine", async () => {
     const sale = await issue({ discount: { amountCents: 300, untilDate: spDay(1) } });
+    const plain = await issue({ finePercent: undefined, monthlyInterestPercent: undefined });
     const out = path.join(dir, 'remessa.rem');
     const res = await runGateway(['boletos', 'remessa', '--date', spDay(0), '--out', out, '--json'], env());
     expect(res.code, res.stderr).toBe(0);
     const records = readFileSync(out, 'latin1').replace(/\r\n$/, '').split('\r\n');
     expect(records.every((r) => r.length === 240)).toBe(true);
-    expect(JSON.parse(res.stdout).boletos).toBe((records.length - 4) / 2);
+    const ps = records.filter((r) => cut(r, 8, 8) === '3' && cut(r, 14, 14) === 'P');
+    expect(JSON.parse(res.stdout).boletos).toBe(ps.length);
     const p = records.find(
       (r) => cut(r, 14, 14) === 'P' && cut(r, 38, 57).endsWith(sale.boleto.nossoNumero),
     )!;
@@ -341,10 +344,33 @@ describe('gateway boletos remessa', () => {
     expect(cut(p, 86, 100)).toBe('000000000010000');
     expect(cut(p, 78, 85)).toBe(`${spDay(3).slice(8)}${spDay(3).slice(5, 7)}${spDay(3).slice(0, 4)}`);
     expect(cut(p, 151, 165)).toBe('000000000000300');
+    // interest 1.00 % a month as a monthly rate (código 2) from the day after the due date, as the gateway
+    // reckons it: not 3 cents a day, which is what R$ 100,00 at 1 % a month rounds to
+    const dayAfter = addDays(spDay(3), 1);
+    const cnabDay = (d: string) => `${d.slice(8)}${d.slice(5, 7)}${d.slice(0, 4)}`;
+    expect(cut(p, 118, 118)).toBe('2');
+    expect(cut(p, 119, 126)).toBe(cnabDay(dayAfter));
+    expect(cut(p, 127, 141)).toBe('000000000000100');
     const q = records[records.indexOf(p) + 1]!;
     expect(cut(q, 14, 14)).toBe('Q');
     expect(cut(q, 34, 73).trim()).toBe('MARIA SILVA');
     expect(cut(q, 152, 153)).toBe('SP');
+    // the fine, 2.00 %, in its segment R (código 2: a percentage), from the day after the due date
+    const r = records[records.indexOf(p) + 2]!;
+    expect(cut(r, 14, 14)).toBe('R');
+    expect(cut(r, 9, 13)).toBe(String(Number(cut(q, 9, 13)) + 1).padStart(5, '0'));
+    expect(cut(r, 66, 66)).toBe('2');
+    expect(cut(r, 67, 74)).toBe(cnabDay(dayAfter));
+    expect(cut(r, 75, 89)).toBe('000000000000200');
+    // a boleto without fine or interest: no R, interest código 3 (isento)
+    const bare = records.find(
+      (x) => cut(x, 14, 14) === 'P' && cut(x, 38, 57).endsWith(plain.boleto.nossoNumero),
+    )!;
+    expect(cut(bare, 118, 118)).toBe('3');
+    expect(cut(records[records.indexOf(bare) + 2] ?? '', 14, 14)).not.toBe('R');
+    // the lot trailer counts every record of the lot, R included
+    const lotTrailer = records.at(-2)!;
+    expect(Number(cut(lotTrailer, 18, 23))).toBe(records.length - 2);
     expect(cut(records.at(-1)!, 24, 29)).toBe(String(records.length).padStart(6, '0'));
   });
 });
