@@ -1,3 +1,4 @@
+import { nextBusinessDay } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { addDays } from '../platform/time/calendar.js';
 import { type Field, record, toCnabDate } from './cnab240.js';
@@ -97,7 +98,8 @@ export function remessa(s: BoletoSettings, day: string, sequence: number, boleto
   let n = 0;
   for (const b of boletos) {
     const created = b.created_at.toISOString().slice(0, 10);
-    const late = toCnabDate(addDays(b.due_date, 1));
+    // late from the day after the due date as payments are judged by it (moved off a weekend or holiday)
+    const late = toCnabDate(addDays(nextBusinessDay(b.due_date), 1));
     lines.push(
       record([
         ...detail(s.bank, ++n, 'P', '01'),

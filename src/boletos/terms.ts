@@ -1,3 +1,4 @@
+import { nextBusinessDay } from '../payment-standards/index.js';
 import { addDays } from '../platform/time/calendar.js';
 import { BoletoInputError } from './errors.js';
 
@@ -75,16 +76,25 @@ export function parseTerms(input: BoletoTermsIn, amountCents: number, today: str
   return { dueDate: input.dueDate, daysAfterDue, fineBp, monthlyInterestBp, discount };
 }
 
-/** The last day the boleto can be paid. */
-export const lastPayableDay = (t: BoletoTerms) => addDays(t.dueDate, t.daysAfterDue);
+/**
+ * The due date as payments are judged by it: a date on a weekend or a national holiday is moved to the next
+ * business day (the API Pix's cobv, FEBRABAN), and the discount's date, the last payable day, the fine and the
+ * interest with it. The boleto keeps its date as issued (its barcode's due factor, its page, `dueDate`).
+ */
+export const payableDueDate = (t: BoletoTerms) => nextBusinessDay(t.dueDate);
+
+/** The last day the boleto can be paid: `daysAfterDue` calendar days after its due date as moved, itself moved. */
+export const lastPayableDay = (t: BoletoTerms) => nextBusinessDay(addDays(payableDueDate(t), t.daysAfterDue));
 
 /**
  * What a payment made on `day` must be, in cents: less the discount up to its date; the amount up to the due
- * date; after it the fine (once) plus simple interest per calendar day, each rounded half up to the cent.
+ * date; after it the fine (once) plus simple interest per calendar day, each rounded half up to the cent. Each
+ * date is taken as moved to a business day (payableDueDate): a boleto due on a Saturday is paid on Monday at its
+ * face value, and its interest counts from that Monday.
  */
 export function amountDueOn(amountCents: number, t: BoletoTerms, day: string): number {
-  if (t.discount && day <= t.discount.untilDate) return amountCents - t.discount.amountCents;
-  const late = daysBetween(t.dueDate, day);
+  if (t.discount && day <= nextBusinessDay(t.discount.untilDate)) return amountCents - t.discount.amountCents;
+  const late = daysBetween(payableDueDate(t), day);
   if (late <= 0) return amountCents;
   const fine = Math.floor((amountCents * t.fineBp + 5000) / 10000);
   // monthly percent / 30 per day: amount × bp × days / (10000 × 30)

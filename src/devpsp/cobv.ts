@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { brCode } from '../payment-standards/index.js';
+import { brCode, nextBusinessDay } from '../payment-standards/index.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { newEndToEndId, type PspState, type ReceivedPix } from './state.js';
@@ -29,15 +29,22 @@ const cents = (reais: string) => parseReais(reais) ?? 0;
 /**
  * What a payer is asked on `day` (YYYY-MM-DD), as this PSP reads a cobv: fixed discount up to its dates (the
  * first date not passed), fine (modalidade 2, percent) after the due date, interest (modalidade 3, percent a
- * month, calendar days) per day late. Null when the cobv can no longer be paid that day.
+ * month, calendar days) per day late. A due date on a weekend or a national holiday is moved to the next
+ * business day, and every date that refers to it with it (the API Pix, `validadeAposVencimento`). Null when the
+ * cobv can no longer be paid that day.
  */
 export function cobvAmountOn(cobv: Cobv, day: string): number | null {
-  const due = cobv.calendario.dataDeVencimento;
+  const due = nextBusinessDay(cobv.calendario.dataDeVencimento);
   const late = days(due, day);
-  if (late > (cobv.calendario.validadeAposVencimento ?? 30)) return null;
+  const lastDay = nextBusinessDay(
+    new Date(Date.parse(due) + (cobv.calendario.validadeAposVencimento ?? 30) * DAY_MS)
+      .toISOString()
+      .slice(0, 10),
+  );
+  if (day > lastDay) return null;
   const original = cents(cobv.valor.original);
   if (late <= 0) {
-    const discount = cobv.valor.desconto?.descontoDataFixa?.find((d) => day <= d.data);
+    const discount = cobv.valor.desconto?.descontoDataFixa?.find((d) => day <= nextBusinessDay(d.data));
     return discount ? original - cents(discount.valorPerc) : original;
   }
   // percentages in hundredths: "2.00" → 200

@@ -13,7 +13,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { retornoFile } from './cnab-files.js';
-import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+import { type BoletoSaleBody, boletoInput, DUE, nextSaturday, spDay } from './fixtures.js';
 
 let server: TestServer;
 let merchant: TestMerchant;
@@ -60,7 +60,7 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     const before = await getBalance(db(), merchant.accountId);
     const file = retornoFile(settings(), [
       { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
-      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000 + 200 + 17, paidOn: spDay(8) }, // 5 days late
+      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000 + 200 + 17, paidOn: addDays(DUE(), 5) }, // 5 days late
       { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) }, // the liquidação repeated
       { nossoNumero: '99999999999', paidCents: 10000, paidOn: spDay(1) },
       { nossoNumero: c.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(1) }, // not what is due
@@ -88,6 +88,16 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect(again.json).toEqual({ lines: 5, credited: 0, alreadyPaid: 3, unknown: 1, rejected: 1 });
     expect((await getBalance(db(), merchant.accountId)).total).toBe(after.total);
     expect((await verifyLedger(db())).ok).toBe(true);
+  });
+
+  it('a boleto due on a Saturday paid at the bank on Monday at its face value is credited', async () => {
+    const saturday = nextSaturday();
+    const sale = await issue({ dueDate: saturday, daysAfterDue: 0 });
+    const file = retornoFile(settings(), [
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: addDays(saturday, 2) },
+    ]);
+    expect((await importFile('saturday.ret', file)).json).toMatchObject({ credited: 1, rejected: 0 });
+    expect(await statusOf(sale.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
   });
 
   it.each([
@@ -342,11 +352,11 @@ describe('gateway boletos remessa', () => {
     )!;
     expect(cut(p, 16, 17)).toBe('01');
     expect(cut(p, 86, 100)).toBe('000000000010000');
-    expect(cut(p, 78, 85)).toBe(`${spDay(3).slice(8)}${spDay(3).slice(5, 7)}${spDay(3).slice(0, 4)}`);
+    expect(cut(p, 78, 85)).toBe(`${DUE().slice(8)}${DUE().slice(5, 7)}${DUE().slice(0, 4)}`);
     expect(cut(p, 151, 165)).toBe('000000000000300');
     // interest 1.00 % a month as a monthly rate (código 2) from the day after the due date, as the gateway
     // reckons it: not 3 cents a day, which is what R$ 100,00 at 1 % a month rounds to
-    const dayAfter = addDays(spDay(3), 1);
+    const dayAfter = addDays(DUE(), 1);
     const cnabDay = (d: string) => `${d.slice(8)}${d.slice(5, 7)}${d.slice(0, 4)}`;
     expect(cut(p, 118, 118)).toBe('2');
     expect(cut(p, 119, 126)).toBe(cnabDay(dayAfter));

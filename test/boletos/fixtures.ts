@@ -1,3 +1,5 @@
+import { nextBusinessDay } from '../../src/payment-standards/business-days.js';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { toSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { CUSTOMER, type SaleBody } from '../sales/fixtures.js';
 
@@ -16,13 +18,21 @@ export function spDay(days = 0): string {
   return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/**
+ * The dates the boleto tests reckon from, all business days whatever today is (a due date on a weekend or a
+ * holiday is moved to the next business day, and the dates that refer to it with it): a discount's last day
+ * from tomorrow on, and a due date at least two days after it. A payment `n` days after DUE() is `n` days late.
+ */
+export const DISCOUNT_UNTIL = () => nextBusinessDay(spDay(1));
+export const DUE = () => nextBusinessDay(addDays(DISCOUNT_UNTIL(), 2));
+
 export function boletoInput(overrides: Record<string, unknown> = {}, terms: Record<string, unknown> = {}) {
   return {
     amount: 10000,
     paymentMethod: 'BOLETO',
     customer: { ...CUSTOMER, address: ADDRESS },
     items: [{ title: 'Curso online', unitPrice: 10000, quantity: 1, tangible: false }],
-    boleto: { dueDate: spDay(3), ...terms },
+    boleto: { dueDate: DUE(), ...terms },
     ...overrides,
   };
 }
@@ -40,4 +50,13 @@ export interface BoletoSaleBody extends SaleBody {
     pixCopyPaste: string;
     pixQrCode: string;
   };
+}
+
+/** The next Saturday from the day after tomorrow whose Monday is a business day: a due date payments move. */
+export function nextSaturday(): string {
+  let day = spDay(2);
+  while (new Date(`${day}T00:00:00Z`).getUTCDay() !== 6 || nextBusinessDay(day) !== addDays(day, 2)) {
+    day = addDays(day, 1);
+  }
+  return day;
 }

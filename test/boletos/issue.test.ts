@@ -2,11 +2,12 @@ import { isValidBoleto } from '@brazilian-utils/brazilian-utils/is-valid-boleto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barcodeOfLine, dueFactor } from '../../src/payment-standards/boleto-barcode.js';
 import { hasValidCrc } from '../../src/payment-standards/brcode.js';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { eventsOf, moveTo, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { ADDRESS, type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+import { ADDRESS, type BoletoSaleBody, boletoInput, DUE, spDay } from './fixtures.js';
 
 let server: TestServer;
 let merchant: TestMerchant;
@@ -40,9 +41,9 @@ describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
     expect(boleto.digitableLine).toMatch(/^\d{47}$/);
     expect(isValidBoleto(boleto.digitableLine)).toBe(true);
     expect(barcodeOfLine(boleto.digitableLine)).toBe(boleto.barcode);
-    expect(boleto.barcode.slice(5, 9)).toBe(dueFactor(spDay(3)));
+    expect(boleto.barcode.slice(5, 9)).toBe(dueFactor(DUE()));
     expect(boleto.barcode.slice(9, 19)).toBe('0000012345');
-    expect(boleto.dueDate).toBe(spDay(3));
+    expect(boleto.dueDate).toBe(DUE());
     expect(boleto.nossoNumero).toMatch(/^\d{11}$/);
     expect(boleto.barcode.slice(25, 36)).toBe(boleto.nossoNumero); // Bradesco campo livre
     expect(hasValidCrc(boleto.pixCopyPaste)).toBe(true);
@@ -116,7 +117,7 @@ describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
     ],
     [
       'a discount after the due date',
-      boletoInput({}, { discount: { amountCents: 100, untilDate: spDay(4) } }),
+      boletoInput({}, { discount: { amountCents: 100, untilDate: addDays(DUE(), 1) } }),
       /discount/,
     ],
   ])('refuses %s: 400 shape D, nothing stored', async (_, body, message) => {

@@ -4,7 +4,9 @@ import type { DevPsp } from '../../src/devpsp/server.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { hasValidCrc } from '../../src/payment-standards/brcode.js';
+import { nextBusinessDay } from '../../src/payment-standards/business-days.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { reconcileWindow } from '../../src/reconciliation/due-runs.js';
 import { SaleSettler } from '../../src/sales/settlement/settler.js';
@@ -14,7 +16,7 @@ import { call } from '../support/http.js';
 import { pspProblems } from '../support/pix-openapi.js';
 import { bcbExpiryRound, RECEIVER_KEY, startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
-import { type BoletoSaleBody, boletoInput, spDay } from './fixtures.js';
+import { type BoletoSaleBody, boletoInput, DISCOUNT_UNTIL, DUE, nextSaturday, spDay } from './fixtures.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -24,8 +26,10 @@ const TERMS = {
   daysAfterDue: 10,
   finePercent: '2.00',
   monthlyInterestPercent: '1.00',
-  discount: { amountCents: 500, untilDate: spDay(1) },
+  discount: { amountCents: 500, untilDate: DISCOUNT_UNTIL() },
 };
+/** `n` days after the due date. */
+const afterDue = (n: number) => addDays(DUE(), n);
 const issue = async (terms: Record<string, unknown> = TERMS) => {
   const res = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
     headers: merchant.keys,
@@ -63,7 +67,7 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
     const sale = await issue();
     const cobv = psp.cobv.cobvs.get(sale.externalTransactionId)!;
     expect(psp.state.log).toContain(`PUT /cobv/${sale.externalTransactionId}`);
-    expect(cobv.calendario).toEqual({ dataDeVencimento: spDay(3), validadeAposVencimento: 10 });
+    expect(cobv.calendario).toEqual({ dataDeVencimento: DUE(), validadeAposVencimento: 10 });
     expect(cobv.devedor).toMatchObject({
       cpf: '52998224725',
       nome: 'Maria Silva',
@@ -74,7 +78,7 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
       original: '100.00',
       multa: { modalidade: 2, valorPerc: '2.00' },
       juros: { modalidade: 3, valorPerc: '1.00' },
-      desconto: { modalidade: 1, descontoDataFixa: [{ data: spDay(1), valorPerc: '5.00' }] },
+      desconto: { modalidade: 1, descontoDataFixa: [{ data: DISCOUNT_UNTIL(), valorPerc: '5.00' }] },
     });
     expect(cobv.chave).toBe(RECEIVER_KEY);
     expect(sale.boleto.pixCopyPaste).toContain(cobv.location);
@@ -82,13 +86,13 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
   });
 
   it.each([
-    ['before the due date, within the discount', 0, 9500],
-    ['on the due date', 3, 10000],
-    ['five days after: 2% fine and 1% a month for 5 days', 8, 10000 + 200 + 17],
+    ['before the due date, within the discount', () => spDay(0), 9500],
+    ['on the due date', DUE, 10000],
+    ['five days after: 2% fine and 1% a month for 5 days', () => afterDue(5), 10000 + 200 + 17],
   ])('paid by Pix %s: credited once on what was paid', async (_, day, paid) => {
     const sale = await issue();
     const before = await getBalance(db(), merchant.accountId);
-    await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(day)), times: 2 });
+    await psp.cobv.pay(sale.externalTransactionId, { at: noon(day()), times: 2 });
     const after = await lookup(sale.id);
     expect(after).toMatchObject({ status: 'PAGO', amount: 10000, paidAmount: paid });
     expect(after.netAmount + after.systemFee).toBe(paid);
@@ -97,6 +101,20 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
       'sale.pending',
       'sale.paid',
     ]);
+  });
+
+  it('due on a Saturday: paid on Monday at its face value, on Tuesday a day late (the API Pix moves the date)', async () => {
+    const saturday = nextSaturday();
+    const terms = { dueDate: saturday, daysAfterDue: 0, finePercent: '2.00', monthlyInterestPercent: '1.00' };
+    const monday = await issue(terms);
+    expect(psp.cobv.cobvs.get(monday.externalTransactionId)!.calendario.dataDeVencimento).toBe(saturday);
+    // with no day after the due date, the last day to pay is the Monday it moved to
+    expect(monday.expiresAt).toBe(fromSaoPaulo(`${addDays(saturday, 3)}T00:00`).toISOString());
+    await psp.cobv.pay(monday.externalTransactionId, { at: noon(addDays(saturday, 2)) });
+    expect(await lookup(monday.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
+    const tuesday = await issue({ ...terms, daysAfterDue: 1 });
+    await psp.cobv.pay(tuesday.externalTransactionId, { at: noon(addDays(saturday, 3)) });
+    expect(await lookup(tuesday.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 + 200 + 3 });
   });
 
   it('a Pix of another amount than due that day credits nothing', async () => {
@@ -111,8 +129,10 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
   });
 
   it('expires the day after dueDate + daysAfterDue (São Paulo): CANCELADO, sale.canceled, cobv removed', async () => {
-    const sale = await issue({ dueDate: spDay(0), daysAfterDue: 2 });
-    expect(sale.expiresAt).toBe(fromSaoPaulo(`${spDay(3)}T00:00`).toISOString());
+    const sale = await issue({ dueDate: DUE(), daysAfterDue: 2 });
+    // the last day to pay is two days after the due date, moved off a weekend or a holiday
+    const lastDay = nextBusinessDay(afterDue(2));
+    expect(sale.expiresAt).toBe(fromSaoPaulo(`${addDays(lastDay, 1)}T00:00`).toISOString());
     expect(await expiryRound()).toBe(0); // not yet
     await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE id = $1`, [
       sale.id,
@@ -143,11 +163,11 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
 
   it('a second Pix of a boleto paid by Pix (another end-to-end id) credits nothing: one duplicate_payment, however often notified', async () => {
     const sale = await issue();
-    await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(3)) });
+    await psp.cobv.pay(sale.externalTransactionId, { at: noon(DUE()) });
     expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
     const balance = await getBalance(db(), merchant.accountId);
     const second = await psp.cobv.pay(sale.externalTransactionId, {
-      at: noon(spDay(4)),
+      at: noon(afterDue(1)),
       again: true,
       times: 2,
     });
@@ -173,8 +193,8 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
       const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client };
       const report = await reconcileWindow(
         deps,
-        new Date(noon(spDay(3)).getTime() - 60_000),
-        new Date(noon(spDay(4)).getTime() + 60_000),
+        new Date(noon(DUE()).getTime() - 60_000),
+        new Date(noon(afterDue(1)).getTime() + 60_000),
       );
       expect(report).toMatchObject({ creditedNow: 0, discrepancies: [] });
       expect(report.matched).toBe(report.received);
@@ -192,8 +212,8 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
       const deps = { db: db(), queue, settler: new SaleSettler(db(), queue), client: again };
       await reconcileWindow(
         deps,
-        new Date(noon(spDay(3)).getTime() - 60_000),
-        new Date(noon(spDay(4)).getTime() + 60_000),
+        new Date(noon(DUE()).getTime() - 60_000),
+        new Date(noon(afterDue(1)).getTime() + 60_000),
       );
     } finally {
       await again.close();
@@ -211,11 +231,11 @@ describe('a boleto híbrido with PIX_PROCESSOR=bcb', () => {
     const sale = await issue();
     const platform = server.runtime.platform;
     const report = await importRetorno(platform.db, platform.queue, platform.config.boleto, [
-      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: DUE() },
     ]);
     expect(report).toMatchObject({ credited: 1 });
     const balance = await getBalance(db(), merchant.accountId);
-    const pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(spDay(2)), times: 2 });
+    const pix = await psp.cobv.pay(sale.externalTransactionId, { at: noon(DUE()), times: 2 });
     expect(await lookup(sale.id)).toMatchObject({ status: 'PAGO', paidAmount: 10000 });
     expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
     expect(await duplicatesOf(sale.externalTransactionId)).toEqual([

@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRetorno } from '../../src/boletos/retorno.js';
 import type { DevPsp } from '../../src/devpsp/server.js';
+import { addDays } from '../../src/platform/time/calendar.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { sandboxProcessorSecret, signProcessorCallback } from '../../src/sales/processors/sandbox.js';
-import { type BoletoSaleBody, boletoInput, spDay } from '../boletos/fixtures.js';
+import { type BoletoSaleBody, boletoInput, DUE, spDay } from '../boletos/fixtures.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -86,7 +87,7 @@ describe('paidAmount on every path to PAGO', () => {
     expect(res.status, res.text).toBe(201);
     const { platform } = sandbox.runtime;
     const report = await importRetorno(platform.db, platform.queue, platform.config.boleto, [
-      { nossoNumero: res.body.boleto.nossoNumero, paidCents: 10200, paidOn: spDay(4) },
+      { nossoNumero: res.body.boleto.nossoNumero, paidCents: 10200, paidOn: addDays(DUE(), 1) }, // a day late
     ]);
     expect(report).toMatchObject({ credited: 1 });
     expect(await lookup(sandbox, merchant, res.body.id)).toMatchObject({ status: 'PAGO', paidAmount: 10200 });
