@@ -45,11 +45,12 @@ describe('a split card sale', () => {
     const [share, platformNet] = res.body.split.map((p) => p.netCents);
     expect(share).toBe(15000);
     expect(share! + platformNet!).toBe(res.body.netAmount);
+    // (total is an account's: available + blocked; the installments to come are its receivable)
     expect(await recipientBalance(server, platform, r.id)).toEqual({
       available: 0,
       blocked: 0,
       receivable: 15000,
-      total: 15000,
+      total: 0,
     });
     const rows = await db().query<{ recipient_id: string | null; account_id: string | null; amount: string }>(
       'SELECT recipient_id, account_id, amount FROM receivables WHERE sale_id = $1 ORDER BY recipient_id NULLS LAST, installment',

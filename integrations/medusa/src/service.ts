@@ -29,7 +29,6 @@ import {
 } from '@medusajs/framework/utils';
 import {
   type ChargeCreate,
-  EventIdDeduplicator,
   Gateway,
   GatewayError,
   isSaleEvent,
@@ -78,8 +77,6 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
   protected readonly options_: GatewayProviderOptions;
   protected readonly gateway: Gateway;
   protected readonly logger_: Logger | undefined;
-  /** Event ids already acted on (in this process): a redelivered event changes nothing twice. */
-  protected readonly seen = new EventIdDeduplicator(24 * 3600);
 
   static override validateOptions(options: Record<string, unknown>): void {
     for (const key of ['baseUrl', 'publicKey', 'privateKey', 'webhookSecret'])
@@ -238,13 +235,15 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
     if (!isSaleEvent(event)) return ignored;
     const sessionId = event.payload.metadata?.[SESSION_KEY];
     if (!sessionId) return ignored;
-    if (!this.seen.firstTime(event.eventId)) {
-      this.logger_?.info(`gateway webhook ${event.eventId} (${event.eventType}) already handled`);
-      return ignored;
-    }
+    // every delivery of an event is handed on, a resend included: Medusa's workflow locks the cart and acts on
+    // what is not done yet (a session authorized once, a payment captured once, a cart completed once), so a
+    // delivery whose processing failed (the gateway unreachable meanwhile) is completed by the next one; an
+    // event id kept as "handled" here, before Medusa's workflow ran, made that resend (and Medusa's own retry
+    // of the event) do nothing
     const amount = fromCents(Number(event.payload.amount));
     const action = ACTIONS[event.eventType];
     if (!action) return ignored;
+    this.logger_?.info(`gateway webhook ${event.eventId} (${event.eventType}): ${action}`);
     return { action, data: { session_id: sessionId, amount } };
   }
 

@@ -8,7 +8,7 @@
  * authorized at checkout and captured by the shop's admin, or voided when the admin cancels the order; a refused
  * card leaves no order and the buyer pays with another; a boleto shows its line and PDF; a partial refund from the
  * Admin API reaches the gateway's sale; an unpaid Pix left for a card is cancelled at the gateway; a resent
- * webhook is acted on once and a forged one refused.
+ * webhook is handed on again and changes nothing twice, and a forged one is refused.
  */
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -60,6 +60,8 @@ const ADDRESS = {
 
 let gatewayDb: { url: string; drop: () => Promise<void> };
 let gatewayProcess: ChildServer;
+/** The gateway process's settings: a restart (same port, same database) takes the same. */
+let gatewayEnv: Record<string, string>;
 let gateway: Gateway;
 let publicKey: string;
 let hookId: number;
@@ -196,7 +198,7 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     // the gateway, a real process on its own database
     gatewayDb = await freshDatabase();
     const gatewayPort = await freePort();
-    const gatewayEnv = {
+    gatewayEnv = {
       DATABASE_URL: gatewayDb.url,
       DATA_DIR: path.join(work, 'gateway-data'),
       PORT: String(gatewayPort),
@@ -366,7 +368,7 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     expect(refunds.map((r) => r.amountCents)).toEqual([5000]);
   });
 
-  it('the webhook: a resent delivery is acted on once (its event id), one not signed with the secret is refused', async () => {
+  it('the webhook: a resent delivery is handed on again and changes nothing twice, one not signed with the secret is refused', async () => {
     const delivered = await waitUntil(async () =>
       (await gateway.webhooks.deliveries(hookId, { limit: 100 })).find(
         (d) =>
@@ -375,15 +377,30 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
           d.status === 'DELIVERED',
       ),
     );
+    const handed = () =>
+      medusa.out.filter((l) => l.includes(`gateway webhook ${delivered.eventId} (sale.paid): captured`))
+        .length;
+    const before = handed();
+    expect(before).toBeGreaterThanOrEqual(1);
+    const lines = medusa.out.length;
     await gateway.webhooks.resend(delivered.id);
+    // handed to Medusa again (a delivery whose processing had failed would be completed so) …
     await waitUntil(
-      () =>
-        medusa.out.some((l) =>
-          l.includes(`gateway webhook ${delivered.eventId} (sale.paid) already handled`),
-        ),
+      () => handed() > before,
       30_000,
       () => medusa.out.slice(-20).join('\n'),
     );
+    // … whose workflow (run right after, under the cart's lock) does nothing twice and fails nothing: one
+    // order, its one payment, the sale as it was
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(medusa.out.slice(lines).filter((l) => /error/i.test(l))).toEqual([]);
+    const order = await adminOrder(pixOrderId);
+    expect(order.payment_collections[0]!.payments).toHaveLength(1);
+    expect(order.payment_collections[0]!.payments[0]).toMatchObject({ amount: 259.8 });
+    expect(await gateway.transactions.retrieve(pixSaleId)).toMatchObject({
+      status: 'PAGO',
+      refundedAmount: 5000,
+    });
 
     // the same body, signed with another secret: Medusa answers 200 at once, then the provider refuses it
     const body = JSON.stringify(delivered.payload);
@@ -498,6 +515,39 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     expect(pdf.status).toBe(200);
     expect(pdf.headers['content-type']).toContain('application/pdf');
     await gateway.sandbox.pay(session.data.saleId!);
+    const orderId = await orderOf(cart.id);
+    await waitUntil(async () => (await adminOrder(orderId)).payment_status === 'captured');
+  });
+
+  it('a paid Pix whose processing failed in Medusa (the gateway down meanwhile) becomes the order when its webhook is resent', async () => {
+    const { cart, session } = await cartPaidBy({ method: 'pix', customer: BUYER });
+    const saleId = session.data.saleId!;
+    await gateway.sandbox.pay(saleId);
+    // delivered: Medusa answered 200 and acts on it about 5 seconds later; the gateway goes down before that
+    const delivered = await waitUntil(async () =>
+      (await gateway.webhooks.deliveries(hookId, { limit: 100 })).find(
+        (d) =>
+          d.event === 'sale.paid' &&
+          (d.payload as { uuid?: string }).uuid === saleId &&
+          d.status === 'DELIVERED',
+      ),
+    );
+    const lines = medusa.out.length;
+    await gatewayProcess.stop();
+    // Medusa's workflow cannot reach the gateway: it logs the failure, and there is no order
+    await waitUntil(
+      () => medusa.out.slice(lines).some((l) => /error/i.test(l)),
+      30_000,
+      () => medusa.out.slice(lines).join('\n'),
+    );
+    gatewayProcess = await spawnGateway(['serve'], gatewayEnv);
+    const { cart: still } = await ok<{ cart: { completed_at: string | null } }>(
+      'GET',
+      `/store/carts/${cart.id}`,
+    );
+    expect(still.completed_at).toBeNull();
+    // the delivery resent: handed to Medusa again, which now completes the cart into the order
+    await gateway.webhooks.resend(delivered.id);
     const orderId = await orderOf(cart.id);
     await waitUntil(async () => (await adminOrder(orderId)).payment_status === 'captured');
   });
