@@ -161,6 +161,19 @@ describe('Recebedores', () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(phone, 'recipients-03-phone');
+    // the sale's split on a phone: each party a card of "heading: value" lines, nothing off screen
+    await phone.goto(`${server.url}/#/vendas/${sale.body.uuid}`);
+    const phoneSplit = phone.getByRole('table', { name: 'Divisão desta venda' });
+    await phoneSplit.getByRole('cell', { name: /Ateliê Ana Ltda/ }).waitFor();
+    expect(await phoneSplit.getByRole('cell', { name: /Ateliê Ana Ltda/ }).getAttribute('data-label')).toBe(
+      'Parte',
+    );
+    expect(
+      await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await shot(phone, 'recipients-04-phone-sale-split');
     await phone.close();
   });
 });

@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { api, can, type Refunds, type Sale } from '../api';
 import { FormError } from '../ui/api-error';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
-import { Card, CopyButton, ErrorText } from '../ui/kit';
+import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 /** `#/vendas/<id>`: one sale on its own page (an address to share), with what may be done with it. */
@@ -187,35 +187,26 @@ const partyName = (names: Map<string, string>, recipientId: string | null) =>
 function SplitList({ split, names }: { split: NonNullable<Sale['split']>; names: Map<string, string> }) {
   return (
     <Card title="Divisão (split)">
-      <table>
-        <caption class="sr-only">Divisão desta venda</caption>
-        <thead>
-          <tr>
-            <th scope="col">Parte</th>
-            <th scope="col">Regra</th>
-            <th scope="col">Paga as taxas</th>
-            <th scope="col">Responde por estornos</th>
-            <th scope="col">Líquido</th>
+      <Table
+        label="Divisão desta venda"
+        head={['Parte', 'Regra', 'Paga as taxas', 'Responde por estornos', 'Líquido']}
+      >
+        {split.map((p) => (
+          <tr key={p.recipientId ?? 'platform'}>
+            <td class="text">{partyName(names, p.recipientId)}</td>
+            <td>
+              {p.amountCents !== undefined
+                ? money(p.amountCents)
+                : p.percent !== undefined
+                  ? `${String(p.percent).replace('.', ',')} %`
+                  : 'o restante'}
+            </td>
+            <td>{p.chargeFees ? 'Sim' : 'Não'}</td>
+            <td>{p.liable ? 'Sim' : 'Não'}</td>
+            <td class="money">{money(p.netCents)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {split.map((p) => (
-            <tr key={p.recipientId ?? 'platform'}>
-              <td class="text">{partyName(names, p.recipientId)}</td>
-              <td>
-                {p.amountCents !== undefined
-                  ? money(p.amountCents)
-                  : p.percent !== undefined
-                    ? `${String(p.percent).replace('.', ',')} %`
-                    : 'o restante'}
-              </td>
-              <td>{p.chargeFees ? 'Sim' : 'Não'}</td>
-              <td>{p.liable ? 'Sim' : 'Não'}</td>
-              <td class="money">{money(p.netCents)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </Card>
   );
 }
@@ -224,38 +215,27 @@ function SplitList({ split, names }: { split: NonNullable<Sale['split']>; names:
 function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, string> }) {
   return (
     <Card title="Estornos">
-      <table>
-        <caption class="sr-only">Estornos desta venda</caption>
-        <thead>
-          <tr>
-            <th scope="col">Data</th>
-            <th scope="col">Valor</th>
-            <th scope="col">Status</th>
-            <th scope="col">Quem pagou</th>
+      <Table label="Estornos desta venda" head={['Data', 'Valor', 'Status', 'Quem pagou']}>
+        {refunds.map((r) => (
+          <tr key={r.id}>
+            <td>{date(r.createdAt)}</td>
+            <td>{money(r.amountCents)}</td>
+            <td>{label(REFUND_STATUS, r.status)}</td>
+            <td>
+              <ul class="plain">
+                {r.allocation.map((a) => (
+                  <li key={a.party}>
+                    {partyName(names, a.party === 'platform' ? null : a.party)}: {money(a.amountCents)}
+                    {a.fromReceivableCents > 0 &&
+                      ` (${money(a.fromReceivableCents)} das parcelas a receber desta venda${a.fromAvailableCents > 0 ? `, ${money(a.fromAvailableCents)} do saldo` : ''})`}
+                  </li>
+                ))}
+                {r.feeReturnedCents > 0 && <li>Tarifa devolvida: {money(r.feeReturnedCents)}</li>}
+              </ul>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {refunds.map((r) => (
-            <tr key={r.id}>
-              <td>{date(r.createdAt)}</td>
-              <td>{money(r.amountCents)}</td>
-              <td>{label(REFUND_STATUS, r.status)}</td>
-              <td>
-                <ul class="plain">
-                  {r.allocation.map((a) => (
-                    <li key={a.party}>
-                      {partyName(names, a.party === 'platform' ? null : a.party)}: {money(a.amountCents)}
-                      {a.fromReceivableCents > 0 &&
-                        ` (${money(a.fromReceivableCents)} das parcelas a receber desta venda${a.fromAvailableCents > 0 ? `, ${money(a.fromAvailableCents)} do saldo` : ''})`}
-                    </li>
-                  ))}
-                  {r.feeReturnedCents > 0 && <li>Tarifa devolvida: {money(r.feeReturnedCents)}</li>}
-                </ul>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </Card>
   );
 }
