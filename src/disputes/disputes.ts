@@ -8,7 +8,7 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting } from '../platform/text/names.js';
-import { lockSaleForDispute, loseDisputedPart, moveDisputedSale } from '../sales/index.js';
+import { type DisputedSale, lockSaleForDispute, loseDisputedPart, moveDisputedSale } from '../sales/index.js';
 import { recordNotification } from '../webhooks/index.js';
 import {
   closeDispute,
@@ -56,12 +56,46 @@ const CARD_METHODS = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
 const PIX_METHODS = new Set(['PIX', 'PIX_AUTOMATICO']);
 
 /** The dispute's own share of the hold, a transfer between the merchant's buckets (positive: out of available). */
-function adjustment(accountId: number, cents: number): Posting[] {
-  return [
-    { target: { accountId, bucket: 'available' }, amount: -cents },
-    { target: { accountId, bucket: 'blocked' }, amount: cents },
-  ];
+type HeldPart = DisputedSale['heldParts'][number];
+
+/** A ledger target of a party's bucket: the account's, or a split sale's recipient's. */
+const bucketOf = (holder: HeldPart['holder'], bucket: 'available' | 'blocked'): Posting['target'] =>
+  'recipientId' in holder
+    ? { recipientId: holder.recipientId, bucket }
+    : { accountId: holder.accountId, bucket };
+
+/**
+ * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds). More than the
+ * net (the fee on the part disputed) is the account's to hold, as its fee is. Less (a dispute of part of the
+ * sale) releases the surplus back to available from the parties that hold the net, each in proportion to what
+ * it holds, exact in cents (largest remainder; each releases at most what it holds): a split sale's liable
+ * recipient holds its net, so the release is its, never the account's blocked, which holds none of it.
+ */
+function adjustmentParts(accountId: number, held: HeldPart[], adj: number): HeldPart[] {
+  const holding = held.reduce((sum, h) => sum + h.amount, 0);
+  if (adj >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
+  const release = -adj;
+  const parts = held.map((h) => Math.floor((release * h.amount) / holding));
+  const byRemainder = held
+    .map((h, i) => ({ i, rest: (release * h.amount) % holding }))
+    .sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (let left = release - parts.reduce((a, b) => a + b, 0), k = 0; left > 0; left--, k++) {
+    const at = byRemainder[k % byRemainder.length]!.i;
+    parts[at] = parts[at]! + 1;
+  }
+  return held.map((h, i) => ({ holder: h.holder, amount: -parts[i]! }));
 }
+
+/** Moves each part of an adjustment from its party's available to its blocked (a negative part: back). */
+function adjustment(parts: HeldPart[]): Posting[] {
+  return parts.flatMap((p) => [
+    { target: bucketOf(p.holder, 'available'), amount: -p.amount },
+    { target: bucketOf(p.holder, 'blocked'), amount: p.amount },
+  ]);
+}
+
+/** The same parts undone: what the adjustment moved to blocked (or released) goes back. */
+const undone = (parts: HeldPart[]) => parts.map((p) => ({ ...p, amount: -p.amount }));
 
 export class Disputes {
   constructor(
@@ -135,7 +169,7 @@ export class Disputes {
         kind: 'dispute.opened',
         refType: 'dispute',
         refId: dispute.id,
-        postings: adjustment(sale.accountId, adjustmentCents),
+        postings: adjustment(adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents)),
       });
       await this.notify(tx, dispute, 'dispute.opened');
       await this.mailTeam(tx, dispute, 'opened');
@@ -276,6 +310,8 @@ export class Disputes {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
       if (dispute.status !== 'needs_response') throw answered(dispute);
+      // past respondBy it is lost (the deadline job's), not the merchant's to accept: as late as an answer
+      await this.refuseLate(tx, dispute);
       const accepted = await this.close(tx, dispute, 'accepted');
       await recordAudit(tx, accountId, actor, {
         action: 'dispute.accepted',
@@ -314,43 +350,37 @@ export class Disputes {
       throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
     }
     let postings: Posting[];
+    // the opening's adjustment, party by party as it was made (the sale's held parts have not changed since:
+    // no refund or other move reaches a sale while its dispute is open), undone by each close below
+    const reverted = adjustment(undone(adjustmentParts(accountId, now.heldParts, adj)));
     if (status !== 'won' && amount < now.disputable) {
       // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'
       // blocked) and goes back to PAGO, freeing the rest; the merchant pays the fee on the part lost
       const { netTaken } = await loseDisputedPart(tx, this.queue, Number(dispute.sale_id), amount);
       postings = [
-        { target: { accountId, bucket: 'blocked' }, amount: -adj },
+        ...reverted,
         { target: { system: 'processor' }, amount: amount - netTaken },
-        { target: { accountId, bucket: 'available' }, amount: adj - amount + netTaken },
+        { target: { accountId, bucket: 'available' }, amount: netTaken - amount },
       ];
     } else if (status === 'won') {
       await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'PAGO');
-      postings = adjustment(accountId, -adj);
+      postings = reverted;
     } else if (dispute.kind === 'med') {
       // the sale's transition takes what its dispute status held (now.heldNet) out of blocked to the payer
       await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO');
       postings = [
-        { target: { accountId, bucket: 'blocked' }, amount: -adj },
+        ...reverted,
         { target: { system: 'processor' }, amount: amount - now.heldNet },
-        { target: { accountId, bucket: 'available' }, amount: now.heldNet + adj - amount },
+        { target: { accountId, bucket: 'available' }, amount: now.heldNet - amount },
       ];
     } else {
       // a card sale stays CHARGEBACK: the dispute takes what it holds out of blocked itself
       // (each party's part of it from its own blocked: a split sale's liable recipients too)
-      const holding = now.heldNet + adj;
       postings = [
-        ...now.heldParts.map(
-          (h): Posting => ({
-            target:
-              'recipientId' in h.holder
-                ? { recipientId: h.holder.recipientId, bucket: 'blocked' }
-                : { accountId: h.holder.accountId, bucket: 'blocked' },
-            amount: -h.amount,
-          }),
-        ),
-        { target: { accountId, bucket: 'blocked' }, amount: -adj },
+        ...now.heldParts.map((h): Posting => ({ target: bucketOf(h.holder, 'blocked'), amount: -h.amount })),
+        ...reverted,
         { target: { system: 'processor' }, amount },
-        { target: { accountId, bucket: 'available' }, amount: holding - amount },
+        { target: { accountId, bucket: 'available' }, amount: now.heldNet - amount },
       ];
     }
     const closed = await closeDispute(tx, dispute.id, status);

@@ -40,6 +40,8 @@ function describeProblem(p: LedgerProblem): string {
       return `posting ${p.postingId} names journal entry ${p.entryId} and ledger account ${p.ledgerAccountId}, and one of them does not exist`;
     case 'negative_available':
       return `account ${p.account} holds ${p.actual}, below zero by more than disputes took from it (${p.expected})`;
+    case 'negative_blocked':
+      return `account ${p.account} holds ${p.actual}: a blocked balance is never below zero`;
     case 'unbalanced_entry':
       return `journal entry ${p.entryId} does not balance (sum ${p.sum})`;
     case 'receivable_mismatch':

@@ -9,7 +9,8 @@ export interface LedgerProblem {
     | 'orphan_posting'
     | 'receivable_mismatch'
     | 'anticipation_mismatch'
-    | 'negative_available';
+    | 'negative_available'
+    | 'negative_blocked';
   entryId?: number;
   anticipationId?: number;
   postingId?: number;
@@ -42,7 +43,8 @@ const MAY_GO_NEGATIVE = ['sale.dispute_opened', 'sale.dispute_won', 'sale.disput
  * foreign keys: migration 125), every maintained (merchant) balance equals the sum of its postings, each
  * receivable bucket holds exactly the card installments not yet settled, each paid anticipation took from it
  * exactly the installments it holds, and a negative available balance is
- * no deeper than what disputes (and unasked refunds) took from it: without them it would not be negative.
+ * no deeper than what disputes (and unasked refunds) took from it: without them it would not be negative; a
+ * blocked balance is never negative (what it holds aside was put there first).
  */
 export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
   const unbalanced = await q.query<{ entry_id: number; sum: number }>(
@@ -76,6 +78,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
      HAVING la.balance - COALESCE(sum(p.amount) FILTER (WHERE e.kind = ANY ($1::text[]) OR e.kind LIKE 'dispute.%'), 0) < 0
       ORDER BY la.code`,
     [MAY_GO_NEGATIVE],
+  );
+  // a blocked bucket holds what refunds, disputes and cashouts in progress keep aside: never below zero
+  const negativeBlocked = await q.query<{ code: string; balance: number }>(
+    `SELECT code, balance FROM ledger_accounts
+      WHERE bucket = 'blocked' AND balance < 0 AND (account_id IS NOT NULL OR recipient_id IS NOT NULL)
+      ORDER BY code`,
   );
   const [counts] = await q.query<{ entries: number; accounts: number }>(
     `SELECT (SELECT count(*) FROM journal_entries)::bigint AS entries, (SELECT count(*) FROM ledger_accounts)::bigint AS accounts`,
@@ -111,6 +119,12 @@ export async function verifyLedger(q: Queryable): Promise<LedgerReport> {
       account: r.code,
       actual: r.balance,
       expected: r.allowed,
+    })),
+    ...negativeBlocked.map((r) => ({
+      kind: 'negative_blocked' as const,
+      account: r.code,
+      actual: Number(r.balance),
+      expected: 0,
     })),
   ];
   return { ok: problems.length === 0, entries: counts!.entries, accounts: counts!.accounts, problems };

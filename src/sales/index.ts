@@ -39,7 +39,7 @@ export {
   setSaleSubscription,
   unclaimedPaidSaleOfRecurrence,
 } from './data.js';
-export { lockSaleForDispute, loseDisputedPart, moveDisputedSale } from './disputed.js';
+export { type DisputedSale, lockSaleForDispute, loseDisputedPart, moveDisputedSale } from './disputed.js';
 export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl, parseDate } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';

@@ -329,6 +329,12 @@ describe('the deadline', () => {
       m,
     );
     expect(late.status).toBe(409);
+    // nor can it be accepted any more: it is lost, by the deadline's job
+    const accept = await call<{ error: string }>('POST', `${server.url}/api/disputes/${d.id}/accept`, {
+      headers: m.keys,
+    });
+    expect(accept.status, accept.text).toBe(409);
+    expect(accept.body.error).toBe('DISPUTE_CLOSED');
     const disputes = new Disputes(
       db(),
       server.runtime.platform.queue,

@@ -245,4 +245,78 @@ describe('refunds and disputes of a split sale', () => {
     });
     await expectLedgerOk();
   });
+
+  it('a dispute of part of a split sale holds that part on the liable party alone: the platform keeps its own and can cash out no more', async () => {
+    const shop = await createMerchant(server, 'Plataforma Parcial');
+    const liable = await createRecipient(server, shop, { name: 'Rita' });
+    const other = await createRecipient(server, shop, { name: 'Otto' });
+    const open = async (outcome: 'lost' | 'won') => {
+      const res = await charge(
+        saleInput({
+          amount: 10001,
+          split: [
+            { recipientId: liable.id, percent: 60, liable: true },
+            { recipientId: other.id, amountCents: 1001 },
+          ],
+        }),
+        shop,
+      );
+      expect(res.status, res.text).toBe(201);
+      await moveTo(server, shop, res.body.uuid, 'PAGO');
+      const before = {
+        platform: await getBalance(db(), shop.accountId),
+        liable: await recipientBalance(server, shop, liable.id),
+        other: await recipientBalance(server, shop, other.id),
+      };
+      const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 5001 });
+      expect(opened.status, opened.text).toBe(201);
+      // the liable recipient holds the 5001 disputed; the platform and the other recipient are untouched
+      const platform = await getBalance(db(), shop.accountId);
+      expect({ available: platform.available, blocked: platform.blocked }).toEqual({
+        available: before.platform.available,
+        blocked: before.platform.blocked,
+      });
+      expect(await recipientBalance(server, shop, other.id)).toEqual(before.other);
+      const held = await recipientBalance(server, shop, liable.id);
+      expect(held.blocked - before.liable.blocked).toBe(5001);
+      expect(held.available - before.liable.available).toBe(-5001);
+      await expectLedgerOk();
+      // nothing of the disputed part can leave in a platform cashout
+      const tooMuch = await call('POST', `${server.url}/api/public/cashout`, {
+        headers: shop.keys,
+        body: {
+          amount: ((platform.available + 100) / 100).toFixed(2),
+          pixKey: 'loja@example.com',
+          pixKeyType: 'EMAIL',
+        },
+      });
+      expect(tooMuch.status, tooMuch.text).toBe(422);
+      const closed = await decide(server, shop, opened.body.id, outcome);
+      expect(closed.status, closed.text).toBe(200);
+      await expectLedgerOk();
+      return { before, sale: res.body };
+    };
+
+    // won: every balance as it was
+    const won = await open('won');
+    expect(await recipientBalance(server, shop, liable.id)).toEqual(won.before.liable);
+    expect(await recipientBalance(server, shop, other.id)).toEqual(won.before.other);
+    expect(await getBalance(db(), shop.accountId)).toMatchObject({
+      available: won.before.platform.available,
+      blocked: won.before.platform.blocked,
+    });
+
+    // lost: the liable recipient pays the part's net, the platform the fee on it, nobody's blocked left over
+    const lost = await open('lost');
+    const rita = await recipientBalance(server, shop, liable.id);
+    const platform = await getBalance(db(), shop.accountId);
+    expect(rita.blocked).toBe(lost.before.liable.blocked);
+    expect(platform.blocked).toBe(lost.before.platform.blocked);
+    const ritaPaid = lost.before.liable.available - rita.available;
+    const platformPaid = lost.before.platform.available - platform.available;
+    expect(ritaPaid).toBeGreaterThan(0);
+    expect(platformPaid).toBeGreaterThanOrEqual(0);
+    expect(ritaPaid + platformPaid).toBe(5001);
+    expect(await recipientBalance(server, shop, other.id)).toEqual(lost.before.other);
+  });
 });
