@@ -426,7 +426,7 @@ export class Disputes {
             why === 'opened'
               ? `Uma venda recebeu ${what} de ${formatBrl(view.amountCents)}. O valor saiu do saldo disponível até a decisão.`
               : `A contestação (${what}) de ${formatBrl(view.amountCents)} ainda não foi respondida.`,
-            `Envie as provas (PDF, PNG ou JPEG) ou aceite a contestação até ${deadline}. Sem resposta até lá, a contestação é perdida.`,
+            `Envie as provas (PDF, PNG ou JPEG) ou aceite a contestação até ${deadline} (horário de Brasília). Sem resposta até lá, a contestação é perdida.`,
           ],
           action: { label: 'Ver contestações', url: `${this.publicUrl}/#/contestacoes` },
           footnote: 'Você recebe este e-mail porque pode responder contestações nesta conta.',

@@ -351,6 +351,8 @@ describe('the deadline', () => {
     const d = await newDispute();
     const opened = await mailbox.waitFor(finance.email, /Contestação aberta/);
     expect(opened.text).toContain('R$ 100,00');
+    // the deadline in São Paulo's time, and says so
+    expect(opened.text).toMatch(/até \d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}:\d{2} \(horário de Brasília\)/);
     await mailbox.waitFor(owner.email, /Contestação aberta/);
     await db().query(`UPDATE disputes SET respond_by = now() + interval '1 day' WHERE uuid = $1`, [d.id]);
     const disputes = new Disputes(
