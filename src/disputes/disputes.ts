@@ -406,7 +406,10 @@ export class Disputes {
     });
   }
 
-  /** "Contestação aberta" or the two-day reminder, to every active user who may answer it. */
+  /**
+   * "Contestação aberta" or the reminder (sent two days before respondBy, or at once when less is left), to every
+   * active user who may answer it; the reminder's subject names the day it ends, not "in two days".
+   */
   async mailTeam(tx: Queryable, d: DisputeRow, why: 'opened' | 'reminder'): Promise<void> {
     const view = disputeView(d, []);
     const what = d.kind === 'med' ? 'uma MED (mediação Pix)' : 'um chargeback';
@@ -420,7 +423,7 @@ export class Disputes {
           subject:
             why === 'opened'
               ? `Contestação aberta: ${formatBrl(view.amountCents)} bloqueados`
-              : `Contestação de ${formatBrl(view.amountCents)}: o prazo de resposta termina em dois dias`,
+              : `Contestação de ${formatBrl(view.amountCents)}: o prazo de resposta termina em ${deadline.slice(0, 10)}`,
           paragraphs: [
             greeting(user.name),
             why === 'opened'

@@ -363,13 +363,18 @@ describe('the deadline', () => {
     );
     await disputes.remindDue();
     await disputes.remindDue();
-    await mailbox.waitFor(finance.email, /prazo de resposta termina em dois dias/);
+    // a day left: the subject names the day, not "two days"
+    const ends = new Date(Date.now() + 86_400_000).toLocaleDateString('pt-BR', {
+      timeZone: 'America/Sao_Paulo',
+    });
+    const reminder = await mailbox.waitFor(finance.email, /prazo de resposta termina em/);
+    expect(reminder.subject).toContain(`o prazo de resposta termina em ${ends}`);
     const toViewer = mailbox.messages.filter(
       (x) => x.to.includes(viewer.email) && /Contestação/.test(x.subject),
     );
     expect(toViewer).toEqual([]);
     const reminders = mailbox.messages.filter(
-      (x) => x.to.includes(finance.email) && /dois dias/.test(x.subject),
+      (x) => x.to.includes(finance.email) && /prazo de resposta termina/.test(x.subject),
     );
     expect(reminders).toHaveLength(1);
   });
