@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { brCode, nextBusinessDay } from '../payment-standards/index.js';
 import { formatReais, parseReais } from '../platform/money/money.js';
+import { addDays } from '../platform/time/calendar.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { newEndToEndId, type PspState, type ReceivedPix } from './state.js';
 
@@ -36,11 +37,7 @@ const cents = (reais: string) => parseReais(reais) ?? 0;
 export function cobvAmountOn(cobv: Cobv, day: string): number | null {
   const due = nextBusinessDay(cobv.calendario.dataDeVencimento);
   const late = days(due, day);
-  const lastDay = nextBusinessDay(
-    new Date(Date.parse(due) + (cobv.calendario.validadeAposVencimento ?? 30) * DAY_MS)
-      .toISOString()
-      .slice(0, 10),
-  );
+  const lastDay = nextBusinessDay(addDays(due, cobv.calendario.validadeAposVencimento ?? 30));
   if (day > lastDay) return null;
   const original = cents(cobv.valor.original);
   if (late <= 0) {

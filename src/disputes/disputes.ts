@@ -8,7 +8,13 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting } from '../platform/text/names.js';
-import { type DisputedSale, lockSaleForDispute, loseDisputedPart, moveDisputedSale } from '../sales/index.js';
+import {
+  type DisputedSale,
+  lockSaleForDispute,
+  loseDisputedPart,
+  moveDisputedSale,
+  shareOfHeld,
+} from '../sales/index.js';
 import { recordNotification } from '../webhooks/index.js';
 import {
   closeDispute,
@@ -68,22 +74,13 @@ const bucketOf = (holder: HeldPart['holder'], bucket: 'available' | 'blocked'): 
  * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds). More than the
  * net (the fee on the part disputed) is the account's to hold, as its fee is. Less (a dispute of part of the
  * sale) releases the surplus back to available from the parties that hold the net, each in proportion to what
- * it holds, exact in cents (largest remainder; each releases at most what it holds): a split sale's liable
+ * it holds, exact in cents (`shareOfHeld`; each releases at most what it holds): a split sale's liable
  * recipient holds its net, so the release is its, never the account's blocked, which holds none of it.
  */
 function adjustmentParts(accountId: number, held: HeldPart[], adj: number): HeldPart[] {
   const holding = held.reduce((sum, h) => sum + h.amount, 0);
   if (adj >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
-  const release = -adj;
-  const parts = held.map((h) => Math.floor((release * h.amount) / holding));
-  const byRemainder = held
-    .map((h, i) => ({ i, rest: (release * h.amount) % holding }))
-    .sort((a, b) => b.rest - a.rest || a.i - b.i);
-  for (let left = release - parts.reduce((a, b) => a + b, 0), k = 0; left > 0; left--, k++) {
-    const at = byRemainder[k % byRemainder.length]!.i;
-    parts[at] = parts[at]! + 1;
-  }
-  return held.map((h, i) => ({ holder: h.holder, amount: -parts[i]! }));
+  return shareOfHeld(held, -adj).map((p) => ({ holder: p.holder, amount: -p.amount }));
 }
 
 /** Moves each part of an adjustment from its party's available to its blocked (a negative part: back). */

@@ -10,7 +10,7 @@ import { shareOf } from './refunds/refunds.js';
 import { disputeClaims, ledgerEffect, moneyOf, refundEffect } from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
 import { applyMoves, moveSale, refusal } from './settlement/transition.js';
-import type { Holder } from './split.js';
+import { allocate, type Holder } from './split.js';
 import type { SaleRow } from './types.js';
 
 /** What the disputes module needs of a sale it disputes. */
@@ -28,6 +28,19 @@ export interface DisputedSale {
   heldParts: { holder: Holder; amount: number }[];
   /** What a dispute may still claim: what the payer paid less the refunds made or in progress. */
   disputable: number;
+}
+
+/**
+ * `cents` shared among the parts a dispute holds, in proportion to what each holds, exact in cents (split.ts's
+ * `allocate`, the rule refunds and lost disputes share by): at most what each holds when `cents` is at most
+ * their sum.
+ */
+export function shareOfHeld(held: DisputedSale['heldParts'], cents: number): DisputedSale['heldParts'] {
+  const shares = allocate(
+    cents,
+    held.map((h) => ({ holder: h.holder, gross: h.amount, net: h.amount, liable: true, paysFees: false })),
+  );
+  return held.map((h, i) => ({ holder: h.holder, amount: shares[i]! }));
 }
 
 function disputedSale(s: SaleRow, refunding: number): DisputedSale {

@@ -39,7 +39,13 @@ export {
   setSaleSubscription,
   unclaimedPaidSaleOfRecurrence,
 } from './data.js';
-export { type DisputedSale, lockSaleForDispute, loseDisputedPart, moveDisputedSale } from './disputed.js';
+export {
+  type DisputedSale,
+  lockSaleForDispute,
+  loseDisputedPart,
+  moveDisputedSale,
+  shareOfHeld,
+} from './disputed.js';
 export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl, parseDate } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
