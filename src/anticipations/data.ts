@@ -81,6 +81,17 @@ export async function findByKey(
   );
 }
 
+/** Whose an anticipation is (null for none, or an id that is no uuid): the console audits refusals with it. */
+export async function accountOfAnticipation(q: Queryable, uuid: string): Promise<number | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) return null;
+  const row = await rowOrNull<{ account_id: string }>(
+    q,
+    'SELECT account_id FROM anticipations WHERE uuid = $1',
+    [uuid],
+  );
+  return row ? Number(row.account_id) : null;
+}
+
 export async function lockAnticipation(tx: Queryable, uuid: string): Promise<AnticipationRow | null> {
   return rowOrNull<AnticipationRow>(tx, 'SELECT * FROM anticipations WHERE uuid = $1 FOR UPDATE', [uuid]);
 }

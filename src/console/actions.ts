@@ -191,7 +191,7 @@ export class ConsoleActions {
         // refused beyond the role: in the operator audit log as every other refusal (session.hook.ts)
         await recordOperatorAudit(this.db, actor, {
           action: 'denied',
-          target: `POST /api/ops/reviews/:id/${decision}`,
+          target: `POST /api/ops/reviews/${id}/${decision}`,
           accountId: Number(found.account_id),
           after: { role: 'insufficient' },
         });

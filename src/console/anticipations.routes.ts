@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
-import { Anticipation, type Anticipations, listAnticipations } from '../anticipations/index.js';
+import {
+  Anticipation,
+  type Anticipations,
+  accountOfAnticipation,
+  listAnticipations,
+} from '../anticipations/index.js';
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
 import type { Db } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
@@ -71,7 +76,12 @@ export async function consoleAnticipationRoutes(
     app.post(
       `/api/ops/anticipations/:id/${decision}`,
       {
-        config: { ...A, opsRole: 'finance', errors: ['NOT_FOUND', 'INVALID_STATUS'] },
+        config: {
+          ...A,
+          opsRole: 'finance',
+          opsAccountOf: (id) => accountOfAnticipation(deps.db, id),
+          errors: ['NOT_FOUND', 'INVALID_STATUS'],
+        },
         onRequest: deps.requireOperator,
         schema: {
           tags: ['console'],

@@ -8,8 +8,8 @@ import { emptyBodyIsObject } from '../platform/http/json-body.js';
 import type { Http } from '../platform/http/types.js';
 import { oneOf } from '../platform/literals/one-of.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../platform/paging/pagination.js';
-import { openReviews, reviewView } from '../reviews/index.js';
-import { OPS_WITHDRAWAL_QUEUES, opsWithdrawals } from '../withdrawals/index.js';
+import { findReview, openReviews, reviewView } from '../reviews/index.js';
+import { accountOfWithdrawal, OPS_WITHDRAWAL_QUEUES, opsWithdrawals } from '../withdrawals/index.js';
 import type { ConsoleRouteDeps } from './accounts.routes.js';
 import {
   DisputesQuery,
@@ -39,6 +39,8 @@ const errors = {
 };
 const idOf = (request: FastifyRequest) => Number((request.params as { id: string }).id);
 const isQueue = oneOf(OPS_WITHDRAWAL_QUEUES);
+/** A numeric `:id` as the routes' params accept it, or null (a refusal is audited before the params are checked). */
+const numericId = (id: string) => (/^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : null);
 
 /** Every account's withdrawals to look at, disputes by deadline, and the review queue. */
 export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Promise<void> {
@@ -76,7 +78,15 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
     app.post(
       `/api/ops/withdrawals/:id/${decision}`,
       {
-        config: { ...A, opsRole: 'risk', errors: ['NOT_FOUND', 'INVALID_STATUS'] },
+        config: {
+          ...A,
+          opsRole: 'risk',
+          opsAccountOf: async (id) => {
+            const n = numericId(id);
+            return n === null ? null : accountOfWithdrawal(deps.db, n);
+          },
+          errors: ['NOT_FOUND', 'INVALID_STATUS'],
+        },
         onRequest: deps.requireOperator,
         preValidation: emptyBodyIsObject,
         schema: {
@@ -157,6 +167,11 @@ export async function consoleQueueRoutes(app: Http, deps: ConsoleRouteDeps): Pro
         config: {
           ...A,
           opsRole: 'risk',
+          opsAccountOf: async (id) => {
+            const n = numericId(id);
+            const review = n === null ? null : await findReview(deps.db, n);
+            return review ? Number(review.account_id) : null;
+          },
           // a held card sale's review is captured or voided at the acquirer
           // an onboarding review approved needs a fee plan
           errors: [

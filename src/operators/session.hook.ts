@@ -25,6 +25,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The least operator role a console route needs (roles.ts); every /api/ops route but sign-in declares one. */
     opsRole?: OperatorRole;
+    /**
+     * Whose account the object of a console route's `:id` is (an anticipation, a withdrawal, a review), so that a
+     * refusal beyond one's role is audited with it; routes under /api/ops/accounts/:id need none.
+     */
+    opsAccountOf?: (id: string) => Promise<number | null>;
   }
 }
 
@@ -48,14 +53,15 @@ export function operatorSession(sessions: OperatorSessions) {
       // an attempt beyond one's role is itself worth knowing of: audited, like every operator action
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         const params = request.params as { id?: string } | undefined;
-        const accountId =
-          request.routeOptions.url?.startsWith('/api/ops/accounts/:id') && params?.id
-            ? Number(params.id)
-            : null;
+        const path = request.url.split('?')[0]!.slice(0, 200);
         await sessions.recordDenied(
           { id: session.operator.id, email: session.operator.email, ...requestOrigin(request) },
-          `${request.method} ${request.routeOptions.url ?? request.url}`,
-          accountId,
+          `${request.method} ${path}`,
+          await deniedAccount(
+            request.routeOptions.url,
+            request.routeOptions.config?.opsAccountOf,
+            params?.id,
+          ),
         );
       }
       throw new HttpError(
@@ -66,6 +72,17 @@ export function operatorSession(sessions: OperatorSessions) {
     }
     request.operatorSession = session;
   };
+}
+
+/** The account a refused attempt concerns: the route's own `:id` under /api/ops/accounts, else its object's. */
+async function deniedAccount(
+  route: string | undefined,
+  accountOf: ((id: string) => Promise<number | null>) | undefined,
+  id: string | undefined,
+): Promise<number | null> {
+  if (id === undefined || !/^[0-9a-f-]{1,36}$/i.test(id)) return null;
+  if (route?.startsWith('/api/ops/accounts/:id')) return /^[0-9]{1,15}$/.test(id) ? Number(id) : null;
+  return accountOf ? accountOf(id) : null;
 }
 
 /** A console route registered without its role fails at start-up, and the API document names it. */

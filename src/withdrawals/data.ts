@@ -46,6 +46,14 @@ export interface WithdrawalRow {
 
 export type ApprovalStatus = 'awaiting' | 'approved' | 'declined' | 'expired';
 
+/** Whose a withdrawal is, by its numeric id (null for none): the console audits refusals with it. */
+export async function accountOfWithdrawal(q: Queryable, id: number): Promise<number | null> {
+  const row = await rowOrNull<{ account_id: string }>(q, 'SELECT account_id FROM withdrawals WHERE id = $1', [
+    id,
+  ]);
+  return row ? Number(row.account_id) : null;
+}
+
 /** By uuid or numeric id; `accountId` scopes the lookup to one merchant (operator commands pass null). */
 export async function findWithdrawal(
   q: Queryable,

@@ -5,7 +5,7 @@ export { cancelWithdrawal } from './cancel.js';
 export { createWithdrawalIn, WithdrawalCreator } from './creation/creator.js';
 export { deleteExpiredKeys, KEY_CLEANUP_EVERY_MS } from './creation/idempotency.js';
 export type { RecipientRef } from './creation/types.js';
-export type { WithdrawalRow } from './data.js';
+export { accountOfWithdrawal, type WithdrawalRow } from './data.js';
 export { MAX_CASHOUT_CENTS, MIN_CASHOUT_CENTS } from './fees.js';
 export { ownedWithdrawal } from './lookup.js';
 export {

@@ -88,6 +88,16 @@ describe('anticipation decided by a finance operator', () => {
     );
     const entry = audit.body.data.find((e) => e.action === 'anticipation.approved');
     expect(entry).toMatchObject({ before: { status: 'requested' }, after: { status: 'paid' } });
+    // the support operator's refused attempt names the anticipation and whose it is
+    const denied = await call<{ data: { action: string; target: string; accountId: number | null }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit?accountId=${m.accountId}`,
+      { headers: finance.ops },
+    );
+    expect(denied.body.data.find((e) => e.action === 'denied')).toMatchObject({
+      target: `POST /api/ops/anticipations/${requested.body.id}/approve`,
+      accountId: m.accountId,
+    });
     await expectLedgerOk(db());
   });
 

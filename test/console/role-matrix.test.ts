@@ -100,7 +100,7 @@ describe("the console's role matrix", () => {
     expect(audit.body.data[0]).toMatchObject({
       action: 'denied',
       operatorEmail: support.email,
-      target: 'POST /api/ops/accounts/:id/suspend',
+      target: `POST /api/ops/accounts/${merchant.accountId}/suspend`,
     });
   });
 

@@ -149,7 +149,7 @@ describe('self sign-up and onboarding', () => {
     expect(audit.body.data[0]).toMatchObject({
       action: 'denied',
       operatorEmail: risk.email,
-      target: 'POST /api/ops/reviews/:id/approve',
+      target: `POST /api/ops/reviews/${review.id}/approve`,
     });
     // approval needs prices someone chose: none yet → 409 FEE_PLAN_REQUIRED, nothing changed
     const noPlan = await call<{ error: { code: string } }>(
