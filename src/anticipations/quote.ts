@@ -1,6 +1,6 @@
 import { validation } from '../platform/errors/app-error.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
-import { isRealCalendarTime } from '../platform/time/calendar.js';
+import { isRealDate, REAL_DATE_RULE } from '../platform/time/calendar.js';
 
 /** What a merchant asks to anticipate: an amount of receivables, or every installment due up to a date. */
 export type AnticipationAsk = { amountCents: number } | { upTo: string };
@@ -37,9 +37,7 @@ export function parseAsk(body: unknown): AnticipationAsk {
     return { amountCents: v };
   }
   const v = b.upTo;
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || !isRealCalendarTime(v)) {
-    throw validation('upTo must be a date YYYY-MM-DD');
-  }
+  if (!isRealDate(v)) throw validation(`upTo must be ${REAL_DATE_RULE}`);
   return { upTo: v };
 }
 

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
-import { isRealCalendarTime } from '../platform/time/calendar.js';
+import { isRealDate, REAL_DATE_RULE } from '../platform/time/calendar.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { postEntry } from './ledger.js';
 
@@ -296,8 +296,6 @@ export function receivablesPeriod(
 }
 
 function dateArg(raw: string, field: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || !isRealCalendarTime(raw)) {
-    throw validation(`${field} must be a date YYYY-MM-DD`);
-  }
+  if (!isRealDate(raw)) throw validation(`${field} must be ${REAL_DATE_RULE}`);
   return raw;
 }

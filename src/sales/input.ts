@@ -1,7 +1,7 @@
 import { validation } from '../platform/errors/app-error.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { isCpfOrCnpj } from '../platform/text/documents.js';
-import { isRealCalendarTime } from '../platform/time/calendar.js';
+import { isRealDate, REAL_DATE_RULE } from '../platform/time/calendar.js';
 import { urlProblem } from '../webhooks/index.js';
 import type { Customer } from './types.js';
 
@@ -34,9 +34,7 @@ export function normalizePostbackUrl(raw: string | undefined | null): string | n
 
 /** YYYY-MM-DD that names a real calendar day. */
 export function parseDate(raw: string, field: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || !isRealCalendarTime(raw)) {
-    throw validation(`${field} must be a date YYYY-MM-DD`);
-  }
+  if (!isRealDate(raw)) throw validation(`${field} must be ${REAL_DATE_RULE}`);
   return raw;
 }
 

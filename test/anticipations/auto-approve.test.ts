@@ -202,6 +202,7 @@ describe('anticipation, approved automatically', () => {
       { amountCents: '100' },
       { upTo: '2026-02-30' },
       { upTo: 'amanhã' },
+      { upTo: '9999-12-31' },
       { amountCents: 100, upTo: plusDays(10) },
       { other: 1 },
       [],
@@ -220,6 +221,10 @@ describe('anticipation, approved automatically', () => {
         });
         expect(byPanel.status, byPanel.text).toBe(400);
         expect(byPanel.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+        // a well-formed date out of range says what range
+        if (JSON.stringify(body).includes('9999')) {
+          expect(byKey.body.message).toBe('upTo must be a date YYYY-MM-DD that exists, years 1900 to 9998');
+        }
       }
     }
     const badKey = await call('POST', `${server.url}/api/anticipations`, {

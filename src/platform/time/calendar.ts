@@ -21,6 +21,14 @@ export function isRealCalendarTime(raw: string): boolean {
   return !offset || (Number(offset[1]) <= 23 && Number(offset[2]) <= 59);
 }
 
+/** What a date field takes, for the message refusing one. */
+export const REAL_DATE_RULE = `a date YYYY-MM-DD that exists, years ${FIRST_YEAR} to ${LAST_YEAR}`;
+
+/** A bare date YYYY-MM-DD naming a day that exists (REAL_DATE_RULE). */
+export function isRealDate(raw: unknown): raw is string {
+  return typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw) && isRealCalendarTime(raw);
+}
+
 /** A calendar date (YYYY-MM-DD) plus whole days (negative: minus). */
 export function addDays(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
