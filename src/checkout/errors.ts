@@ -7,7 +7,8 @@ export class CheckoutInputError extends Error {}
 export class CheckoutNotFound extends Error {}
 
 /** Why a link or session takes no more payments: the hosted page says which, in Portuguese. */
-export type GoneReason = 'expired' | 'used_up' | 'turned_off' | 'paid';
+/** unavailable: the shop's own setup refuses it for now (its split names a recipient it deactivated). */
+export type GoneReason = 'expired' | 'used_up' | 'turned_off' | 'paid' | 'unavailable';
 
 /** The link or session exists but takes no more payments: expired, used up, turned off or paid (410). */
 export class CheckoutGone extends Error {

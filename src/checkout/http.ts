@@ -28,16 +28,18 @@ export async function mapCheckoutErrors<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * The payer's door (a link's or a session's payment): as mapCheckoutErrors, but a refusal of the shop's own setup
- * (its split: a recipient deactivated since the link was made) is told without the shop's data, recipients' ids
- * and names being the platform's, not the payer's; the reason is logged for the shop's operators.
+ * (its split: the fee payer's share too small for this method's fee) is 403 told without the shop's data,
+ * recipients' ids and names being the platform's, not the payer's; the reason is logged for the shop's operators.
+ * (A recipient deactivated since the page was made closes the page itself: 410, pay.ts.)
  */
 export async function mapPayerErrors<T>(work: () => Promise<T>, log: FastifyBaseLogger): Promise<T> {
   try {
     return await mapCheckoutErrors(work);
   } catch (err) {
     if (err instanceof AppError && err.code === 'VALIDATION_ERROR' && err.message.startsWith('split:')) {
+      // not the payer's data: the page tells them the shop refused this payment, to try another way or ask it
       log.warn({ reason: err.message }, 'a payer’s payment refused by the shop’s split');
-      throw validation('This payment cannot be taken now: the shop must review its settings');
+      throw new AppError('FORBIDDEN', 'This payment cannot be taken now: the shop must review its settings');
     }
     throw err;
   }

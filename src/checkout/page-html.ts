@@ -34,6 +34,10 @@ const MESSAGES: Record<string, { title: string; text: string }> = {
     title: 'Este link de pagamento foi desativado',
     text: 'A loja não aceita mais pagamentos por ele. Fale com a loja.',
   },
+  'link:unavailable': {
+    title: 'Este link de pagamento não está aceitando pagamentos agora',
+    text: 'Nada foi cobrado. Fale com a loja antes de tentar de novo.',
+  },
   'session:not_found': {
     title: 'Página de pagamento não encontrada',
     text: 'Confira se o endereço está completo ou volte à loja para fazer o pedido de novo.',
@@ -44,6 +48,10 @@ const MESSAGES: Record<string, { title: string; text: string }> = {
   },
   'session:turned_off': {
     title: 'Esta loja não está aceitando pagamentos agora',
+    text: 'Nada foi cobrado. Fale com a loja antes de tentar de novo.',
+  },
+  'session:unavailable': {
+    title: 'Esta página de pagamento não está aceitando pagamentos agora',
     text: 'Nada foi cobrado. Fale com a loja antes de tentar de novo.',
   },
 };

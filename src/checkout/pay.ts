@@ -3,7 +3,9 @@ import { accountStanding } from '../accounts/index.js';
 import { qrSvgDataUri } from '../payment-standards/index.js';
 import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { resolveRecipients } from '../recipients/index.js';
 import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { Customer, PixChargeProcessor, SaleOrigin } from '../sales/index.js';
 import {
@@ -152,7 +154,7 @@ export class PublicCheckout {
     const { session, state } = await this.sessionWithState(id);
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
     // an open session of a shop that takes no payments (waiting for review, suspended, closed) offers nothing
-    if (state.status === 'open') await this.shopTakesPayments(session.account_id);
+    if (state.status === 'open') await this.shopTakesPayments(session.account_id, session.split);
     return {
       id: session.id,
       status: state.status,
@@ -216,7 +218,7 @@ export class PublicCheckout {
     if (link.max_uses !== null && (await usesOf(this.deps.db, link.id)) >= link.max_uses) {
       throw new CheckoutGone('This payment link has been used up', 'used_up');
     }
-    await this.shopTakesPayments(link.account_id);
+    await this.shopTakesPayments(link.account_id, link.split);
     return link;
   }
 
@@ -269,15 +271,27 @@ export class PublicCheckout {
     const { session, state } = await this.sessionWithState(id);
     if (state.status === 'paid') throw new CheckoutGone('This checkout session is already paid', 'paid');
     if (state.status === 'expired') throw new CheckoutGone('This checkout session has expired', 'expired');
-    await this.shopTakesPayments(session.account_id);
+    await this.shopTakesPayments(session.account_id, session.split);
     return session;
   }
 
-  /** A shop waiting for review, suspended or closed takes no payments: its pages say it is off. */
-  private async shopTakesPayments(accountId: number): Promise<void> {
+  /**
+   * A shop waiting for review, suspended or closed takes no payments: its pages say it is off. So does a page
+   * whose split names a recipient deactivated since it was made (it takes no new split): the payer is told before
+   * typing anything, and the reason is the shop's to see (its recipients), not the payer's.
+   */
+  private async shopTakesPayments(accountId: number, split: unknown[] | null): Promise<void> {
     const standing = await accountStanding(this.deps.db, accountId);
     if (standing?.status !== 'active') {
       throw new CheckoutGone('This shop is not taking payments right now', 'turned_off');
+    }
+    const ids = (split ?? []).map((rule) => String((rule as { recipientId?: unknown }).recipientId));
+    if (ids.length === 0) return;
+    try {
+      await resolveRecipients(this.deps.db, accountId, ids);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'VALIDATION_ERROR')) throw err;
+      throw new CheckoutGone('This page is not taking payments right now', 'unavailable');
     }
   }
 

@@ -182,18 +182,19 @@ describe('PATCH /api/recipients/{id}', () => {
     });
     expect(session.status).toBe(400);
     expect(session.body.message).toContain(r.id);
-    // its payer is refused without the platform's data (the recipient's id and name are not the payer's)
-    server.logs.expect(/a payer’s payment refused by the shop’s split/);
+    // the link made before says so to its payer before they type anything, without the platform's data (the
+    // recipient's id and name are not the payer's): the page and its payment routes are closed for now
+    const page = await call('GET', `${server.url}/pay/${before.body.slug}`);
+    expect(page.status).toBe(410);
+    expect(page.text).toContain('Este link de pagamento não está aceitando pagamentos agora');
+    expect(page.text).not.toContain(r.id);
     const payer = await call<{ error: string; message: string }>(
       'POST',
       `${server.url}/api/public/pay/${before.body.slug}`,
       { body: PAYER },
     );
-    expect(payer.status, payer.text).toBe(400);
-    expect(payer.body).toEqual({
-      error: 'VALIDATION_ERROR',
-      message: 'This payment cannot be taken now: the shop must review its settings',
-    });
+    expect(payer.status, payer.text).toBe(410);
+    expect(payer.body).toEqual({ error: 'GONE', message: 'This page is not taking payments right now' });
 
     // its balance stays and pays out: by hand, and by its transferInterval
     expect(await recipientBalance(server, platform, r.id)).toMatchObject({ available: 50_000 });
@@ -206,11 +207,44 @@ describe('PATCH /api/recipients/{id}', () => {
     expect(round.paid).toBeGreaterThanOrEqual(1);
     const after = await recipientBalance(server, platform, r.id);
     expect(after.available).toBe(0);
+    expect((await call('GET', `${server.url}/api/public/pay/${before.body.slug}`)).status).toBe(410);
 
     // active again: it takes splits again
     expect((await patch(r.id, { active: true })).body.active).toBe(true);
     await paidPixSplit(r.id, 700);
     expect((await recipientBalance(server, platform, r.id)).available).toBe(700);
+    // and the link made before takes payments again
+    expect((await call('GET', `${server.url}/api/public/pay/${before.body.slug}`)).status).toBe(200);
+  });
+
+  it("a link whose fee payer's share no longer covers the fee refuses its payer as the shop's refusal (403)", async () => {
+    const shop = await createMerchant(server);
+    const r = await createRecipient(server, shop);
+    const link = await call<{ slug: string }>('POST', `${server.url}/api/payment-links`, {
+      headers: shop.keys,
+      body: linkInput({
+        amountCents: 10000,
+        methods: ['PIX'],
+        split: [{ recipientId: r.id, amountCents: 9000 }],
+      }),
+    });
+    expect(link.status, link.text).toBe(201);
+    // the shop's prices rise past what its own share (1000 cents) pays
+    await server.runtime.platform.db.query(
+      'UPDATE accounts SET sale_fee_percent_e4 = 200000, sale_fee_fixed = 0 WHERE id = $1',
+      [shop.accountId],
+    );
+    server.logs.expect(/a payer’s payment refused by the shop’s split/);
+    const payer = await call<{ error: string; message: string }>(
+      'POST',
+      `${server.url}/api/public/pay/${link.body.slug}`,
+      { body: PAYER },
+    );
+    expect(payer.status, payer.text).toBe(403);
+    expect(payer.body).toEqual({
+      error: 'FORBIDDEN',
+      message: 'This payment cannot be taken now: the shop must review its settings',
+    });
   });
 });
 
