@@ -5,21 +5,22 @@ import { EnvelopeErrorBody } from '../platform/http/error-schemas.js';
 import type { Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import type { SaleSettler } from '../sales/index.js';
-import { handleNotifiedPix } from './received.js';
+import { handleNotifiedPix, type NotifiedPix } from './received.js';
 import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 
 // Entries are checked one by one in handleNotifiedPix (an invalid one is refused, never the whole batch), so
 // their fields are taken as they come; only what names a Pix to read back is kept.
+// An entry that is not even an object (null, a number) is refused alone too, as the entries' fields are.
 const WebhookPixBody = Type.Object({
   pix: Type.Array(
-    Type.Object({
-      endToEndId: Type.Optional(Type.Unknown()),
-      txid: Type.Optional(Type.Unknown()),
-      devolucoes: Type.Optional(Type.Unknown()),
+    Type.Unknown({
+      description: 'A Pix received: {endToEndId, txid, devolucoes?}; anything else in it is not read',
     }),
     { maxItems: 1000 },
   ),
 });
+const entryOf = (e: unknown): NotifiedPix =>
+  typeof e === 'object' && e !== null && !Array.isArray(e) ? (e as NotifiedPix) : {};
 
 // The standard's callbacks carry more (statuses, history, Pix): none of it is believed, only the ids are read.
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -59,7 +60,7 @@ export async function bcbWebhookRoutes(
         deps.queue,
         deps.settler,
         deps.client,
-        request.body.pix,
+        request.body.pix.map(entryOf),
         request.log,
       );
       // the standard's callback expects 200; anything else makes the PSP send the notification again

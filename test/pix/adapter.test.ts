@@ -578,6 +578,9 @@ describe('the unauthenticated /pix webhook reads back little', () => {
       { endToEndId: 'E'.repeat(5000), txid },
       { endToEndId: 'E99999999202611221200aaaaaaaaaac', txid: 'a\u0000b' },
       { endToEndId: 'E99999999202611221200aaaaaaaaaad', txid: { $ne: 1 } },
+      null,
+      7,
+      [pix.endToEndId, txid],
       { endToEndId: pix.endToEndId, txid },
     ]);
     expect(res.status, res.text).toBe(200);
@@ -590,6 +593,9 @@ describe('the unauthenticated /pix webhook reads back little', () => {
       'refused',
       'not_ours',
       'not_ours',
+      'refused',
+      'refused',
+      'refused',
       'credited',
     ]);
     expect(psp.state.log.slice(before)).toEqual([`GET /pix/${pix.endToEndId}`]);
