@@ -104,6 +104,8 @@ export interface PaymentLink {
   maxUses: number | null;
   successUrl: string | null;
   metadata: Record<string, string>;
+  /** The split rules as given (split links only). */
+  split?: SplitRuleInput[];
   createdAt: string;
 }
 export interface PaymentLinkPage {
@@ -120,6 +122,16 @@ export interface LinkInput {
   maxInstallments?: number;
   expiresAt?: string;
   maxUses?: number;
+  successUrl?: string;
+  split?: SplitRuleInput[];
+}
+/** One rule of a charge's split, as the API takes it (sales/charges.schemas.ts's SplitRuleIn). */
+export interface SplitRuleInput {
+  recipientId: string;
+  amountCents?: number;
+  percent?: number;
+  chargeFees?: boolean;
+  liable?: boolean;
 }
 export type DisputePage = Static<typeof Disputes.DisputePage>;
 export type Role = User['role'];

@@ -4,6 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRecipient, recipientBalance } from '../recipients/fixtures.js';
 import { moveTo } from '../sales/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
@@ -132,5 +133,71 @@ describe('Links de pagamento', () => {
     await page.getByRole('button', { name: 'Criar link' }).click();
     await page.getByText('Digite o valor em reais, como 199,90.').waitFor();
     expect(await page.getByText('Link criado:').count()).toBe(0);
+  });
+
+  it('a marketplace splits a link with its recipients without code, on a phone', async () => {
+    const ana = await createRecipient(server, m, { name: 'Costureira Ana' });
+    const bia = await createRecipient(server, m, { name: 'Bordadeira Bia', email: 'bia@example.com' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Links de pagamento' }).waitFor();
+    await page.getByLabel('Título (o que o comprador vê)').fill('Kit bordado');
+    await page.getByLabel('Fixo').check();
+    await page.getByLabel('Valor (R$)').fill('100,00');
+    await page
+      .getByLabel('Depois de pagar, levar o comprador a (opcional)')
+      .fill('https://loja.example.com/obrigado');
+    await page.getByRole('button', { name: 'Adicionar recebedor' }).click();
+    await page.getByRole('button', { name: 'Adicionar recebedor' }).click();
+    // one recipient twice is refused in the form, before anything is sent
+    await page.locator('#split-r-0').selectOption({ label: 'Costureira Ana' });
+    await page.locator('#split-v-0').fill('25');
+    await page.locator('#split-r-1').selectOption({ label: 'Costureira Ana' });
+    await page.locator('#split-k-1').selectOption('amount');
+    await page.locator('#split-v-1').fill('10,00');
+    await page.getByRole('button', { name: 'Criar link' }).click();
+    await page.getByText('Cada recebedor entra uma vez só na divisão.').waitFor();
+    await page.locator('#split-r-1').selectOption({ label: 'Bordadeira Bia' });
+    await page.getByLabel('Responde por estornos e disputas').first().check();
+    await page.getByLabel('Quem paga as taxas').selectOption({ label: 'Costureira Ana' });
+    await shot(page, 'links-06-split-phone');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Criar link' }).click();
+    const detail = page.getByRole('region', { name: 'Link: Kit bordado' });
+    await detail
+      .getByTestId('link-split')
+      .getByText(
+        'Dividido com: Costureira Ana 25% (paga as taxas) (responde por estornos) · Bordadeira Bia R$ 10,00',
+      )
+      .waitFor();
+    const links = await call<{ data: { title: string; slug: string; split: unknown; successUrl: string }[] }>(
+      'GET',
+      `${server.url}/api/payment-links`,
+      { headers: m.keys },
+    );
+    const link = links.body.data.find((l) => l.title === 'Kit bordado')!;
+    expect(link).toMatchObject({
+      successUrl: 'https://loja.example.com/obrigado',
+      split: [
+        { recipientId: ana.id, percent: 25, chargeFees: true, liable: true },
+        { recipientId: bia.id, amountCents: 1000 },
+      ],
+    });
+    // its payer's sale is split so: Bia's R$ 10,00 whole, Ana's quarter less the fees
+    const paid = await call<{ saleId: string }>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+      body: { name: 'Júlia Prado', email: 'julia@example.com', document: '52998224725' },
+    });
+    expect(paid.status, paid.text).toBe(201);
+    expect((await moveTo(server, m, paid.body.saleId, 'PAGO')).status).toBe(200);
+    expect((await recipientBalance(server, m, bia.id)).available).toBe(1000);
+    const sale = await call<{ systemFee: number; split: { recipientId?: string; netCents: number }[] }>(
+      'GET',
+      `${server.url}/api/transactions/${paid.body.saleId}`,
+      { headers: m.keys },
+    );
+    const anaNet = sale.body.split.find((p) => p.recipientId === ana.id)!.netCents;
+    expect((await recipientBalance(server, m, ana.id)).available).toBe(anaNet);
+    expect(anaNet).toBe(2500 - sale.body.systemFee);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

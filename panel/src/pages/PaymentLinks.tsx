@@ -1,10 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { fromSaoPaulo, toSaoPaulo } from '../../../src/platform/time/sao-paulo';
-import { api, can, type LinkInput, type PaymentLink, type PaymentMethod, type Sale } from '../api';
+import {
+  api,
+  can,
+  type LinkInput,
+  type PaymentLink,
+  type PaymentMethod,
+  type Sale,
+  type SplitRuleInput,
+} from '../api';
 import { centsOf, date, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, fieldMarks, Table, useAttempt } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
+import { NO_SPLIT, SplitFields, type SplitTyped, splitRules } from './SplitFields';
 
 /** The methods a link may offer, in the form's order; only those the gateway takes now are shown. */
 const LINK_METHODS: readonly PaymentMethod[] = ['PIX', 'BOLETO', 'CREDIT_CARD'];
@@ -144,6 +153,7 @@ function LinkDetail({ link }: { link: PaymentLink }) {
         {link.maxUses === null ? `${link.uses} usos pagos` : `${link.uses} de ${link.maxUses} usos`}
         {link.expiresAt ? ` · expira em ${date(link.expiresAt)}` : ''}
       </p>
+      {link.split && link.split.length > 0 && <LinkSplit split={link.split} />}
       <ErrorText error={error} />
       <Table
         label={`Vendas do link ${link.title}`}
@@ -166,6 +176,21 @@ function LinkDetail({ link }: { link: PaymentLink }) {
   );
 }
 
+/** "Dividido com": each recipient's share of every sale of the link, by name. */
+function LinkSplit({ split }: { split: SplitRuleInput[] }) {
+  const [names, setNames] = useState<Map<string, string>>(new Map());
+  useEffect(() => {
+    if (!can('money.view')) return;
+    api.recipients().then(
+      (page) => setNames(new Map(page.data.map((r) => [r.id, r.name]))),
+      () => undefined,
+    );
+  }, []);
+  const share = (r: SplitRuleInput) =>
+    `${names.get(r.recipientId) ?? 'recebedor'} ${r.amountCents !== undefined ? money(r.amountCents) : `${String(r.percent).replace('.', ',')}%`}${r.chargeFees ? ' (paga as taxas)' : ''}${r.liable ? ' (responde por estornos)' : ''}`;
+  return <p data-testid="link-split">Dividido com: {split.map(share).join(' · ')}</p>;
+}
+
 /** The form of a new link: fixed or open amount, methods, installments, expiry and uses. */
 function NewLink({
   onMade,
@@ -186,6 +211,8 @@ function NewLink({
   const [installments, setInstallments] = useState('12');
   const [expires, setExpires] = useState('');
   const [uses, setUses] = useState('');
+  const [successUrl, setSuccessUrl] = useState('');
+  const [split, setSplit] = useState<SplitTyped>(NO_SPLIT);
   const [problem, setProblem] = useState('');
   const { error, attempt } = useAttempt(() => {
     setProblem('');
@@ -238,6 +265,13 @@ function NewLink({
             // a date means "through the end of that day" in São Paulo
             if (expires) body.expiresAt = fromSaoPaulo(`${expires}T23:59:59`).toISOString();
             if (uses) body.maxUses = Number(uses);
+            if (successUrl.trim()) body.successUrl = successUrl.trim();
+            const rules = splitRules(split);
+            if (typeof rules === 'string') {
+              setProblem(rules);
+              return;
+            }
+            if (rules.length > 0) body.split = rules;
             onMade(await api.createPaymentLink(body));
             setTitle('');
             setDescription('');
@@ -246,6 +280,8 @@ function NewLink({
             setMax('');
             setExpires('');
             setUses('');
+            setSuccessUrl('');
+            setSplit(NO_SPLIT);
           });
         }}
       >
@@ -362,6 +398,19 @@ function NewLink({
             onInput={(e) => setUses(e.currentTarget.value)}
           />
         </div>
+        <div>
+          <label for="l-success">Depois de pagar, levar o comprador a (opcional)</label>
+          <input
+            id="l-success"
+            type="url"
+            placeholder="https://sua-loja.com.br/obrigado"
+            value={successUrl}
+            onInput={(e) => setSuccessUrl(e.currentTarget.value)}
+            {...fieldMarks(error, 'successUrl', 'l-success').attrs}
+          />
+          {fieldMarks(error, 'successUrl', 'l-success').message}
+        </div>
+        <SplitFields value={split} onChange={setSplit} />
         <button type="submit">Criar link</button>
       </form>
       {problem && (
