@@ -115,6 +115,24 @@ export class CobvPsp {
         .map(({ endToEndId, txid, valor, horario }) => ({ endToEndId, txid, valor, horario }));
       return pix.length > 0 ? { ...cobvView(cobv), pix } : cobvView(cobv);
     });
+    // by hand (the banner of `gateway dev-psp`): the payer pays a boleto's Pix today, its amount as of today
+    // (fine, interest, discount), or `amountCents`; `again` pays a paid one a second time (a duplicate payment)
+    app.post('/dev/cobv/:txid/pay', async (req, reply) => {
+      const { txid } = req.params as { txid: string };
+      if (!this.cobvs.has(txid)) return reply.code(404).send(NOT_FOUND);
+      const body = (req.body ?? {}) as { amountCents?: unknown; again?: unknown };
+      const amountCents =
+        typeof body.amountCents === 'number' && Number.isSafeInteger(body.amountCents) && body.amountCents > 0
+          ? body.amountCents
+          : undefined;
+      try {
+        return await this.pay(txid, { amountCents, again: body.again === true });
+      } catch (err) {
+        return reply
+          .code(409)
+          .send({ title: 'Cobrança não pagável', status: 409, detail: (err as Error).message });
+      }
+    });
     app.patch('/cobv/:txid', async (req, reply) => {
       const cobv = this.cobvs.get((req.params as { txid: string }).txid);
       if (!cobv) return reply.code(404).send(NOT_FOUND);

@@ -57,6 +57,29 @@ describe('gateway dev-psp', () => {
     });
     expect(settled.status).toBe('DEVOLVIDO');
   });
+  it("pays a boleto's Pix by hand (POST /dev/cobv/{txid}/pay): today's amount, another, or a second time", async () => {
+    const txid = 'devpspCobvPaidByHand000000001';
+    const cobv = await client.call('PUT', `/cobv/${txid}`, {
+      calendario: { dataDeVencimento: '2099-01-10', validadeAposVencimento: 30 },
+      devedor: { cpf: '52998224725', nome: 'Maria Silva' },
+      valor: { original: '25.00' },
+      chave: 'loja@example.com',
+    });
+    expect(cobv.status, JSON.stringify(cobv.body)).toBe(201);
+    const paid = await client.call<{ valor: string; txid: string }>('POST', `/dev/cobv/${txid}/pay`, {});
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ txid, valor: '25.00' });
+    const twice = await client.call('POST', `/dev/cobv/${txid}/pay`, {});
+    expect(twice.status).toBe(409);
+    const again = await client.call<{ valor: string }>('POST', `/dev/cobv/${txid}/pay`, {
+      again: true,
+      amountCents: 1234,
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.valor).toBe('12.34');
+    expect((await client.call('POST', '/dev/cobv/unknownTxid0000000000000001/pay', {})).status).toBe(404);
+  });
+
   it('lists received Pix by GET /pix as the yaml defines it: window, pages, devoluções', async () => {
     const from = new Date().toISOString();
     const paid = [];
