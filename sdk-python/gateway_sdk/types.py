@@ -457,11 +457,15 @@ class SaleNotification(_SaleNotificationRequired, total=False):
     """A sale notification (permanent webhook)"""
     cardBrand: Optional[str]
     cardLastFour: Optional[str]
+    # Sales paid through a checkout session: the session
+    checkoutSessionId: str
     # Pix Automático sales only
     contrato: str
     # Pix Automático sales only
     idRec: str
     installments: Optional[int]
+    # Sales paid through a payment link: the link
+    paymentLinkId: str
     # sale.refunded only: the refund this fact is about (refundedAmount is the total after it); null when the
     # sale was refunded in full without a refund of its own (a dispute lost)
     refund: Optional[SaleRefund]

@@ -36646,6 +36646,11 @@ export interface components {
             boletoCode: string | null;
             cardBrand?: string | null;
             cardLastFour?: string | null;
+            /**
+             * Format: uuid
+             * @description Sales paid through a checkout session: the session
+             */
+            checkoutSessionId?: string;
             /** @description Pix Automático sales only */
             contrato?: string;
             /** @example 52998224725 */
@@ -36684,6 +36689,11 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * Format: uuid
+             * @description Sales paid through a payment link: the link
+             */
+            paymentLinkId?: string;
             /** @example PIX */
             paymentMethod: string;
             pixKey: string | null;

@@ -152,6 +152,12 @@ export const SaleNotification = Type.Object(
         { description: 'Split payments only: who gets what of the sale' },
       ),
     ),
+    paymentLinkId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Sales paid through a payment link: the link' }),
+    ),
+    checkoutSessionId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Sales paid through a checkout session: the session' }),
+    ),
     refund: Type.Optional(
       Type.Union([SaleRefund, Type.Null()], {
         description:

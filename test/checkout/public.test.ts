@@ -85,6 +85,15 @@ describe('payment link pages', () => {
       [res.body.saleId],
     );
     expect(row!.payment_link_id).toBe(link.id);
+    // its notifications name the link too, as the Sale object does
+    expect((await moveTo(server, merchant, res.body.saleId, 'PAGO')).status).toBe(200);
+    const [fact] = await db().query<{ webhook_body: string }>(
+      `SELECT webhook_body FROM notification_events
+        WHERE subject_type = 'sale' AND event_type = 'sale.paid' AND webhook_body LIKE $1`,
+      [`%${res.body.saleId}%`],
+    );
+    expect(JSON.parse(fact!.webhook_body)).toMatchObject({ paymentLinkId: link.id, eventType: 'sale.paid' });
+    expect(JSON.parse(fact!.webhook_body)).not.toHaveProperty('checkoutSessionId');
   });
 
   it('keep an open amount within its range and a fixed one as set', async () => {

@@ -65,6 +65,14 @@ function subscription(s: SaleRow) {
   return s.subscription_id ? { subscriptionId: s.subscription_id } : {};
 }
 
+/** A sale made through a payment link or a checkout session names it, as the Sale object does. */
+function origin(s: SaleRow) {
+  return {
+    ...(s.payment_link_id ? { paymentLinkId: s.payment_link_id } : {}),
+    ...(s.checkout_session_id ? { checkoutSessionId: s.checkout_session_id } : {}),
+  };
+}
+
 /** Permanent-webhook form: with fee, transactionId and type TRANSACTION. */
 export function saleWebhookBody(s: SaleRow) {
   return {
@@ -79,6 +87,7 @@ export function saleWebhookBody(s: SaleRow) {
     ...recurrence(s),
     ...split(s),
     ...subscription(s),
+    ...origin(s),
   };
 }
 
@@ -92,5 +101,6 @@ export function salePostbackBody(s: SaleRow) {
     ...recurrence(s),
     ...split(s),
     ...subscription(s),
+    ...origin(s),
   };
 }
