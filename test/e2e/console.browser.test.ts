@@ -18,7 +18,6 @@ import { fundMerchant } from '../support/ledger.js';
 import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
   createOperator,
-  giveFeePlan,
   inFreshTotpStep,
   inviteOperator,
   signInToConsole,
@@ -128,6 +127,7 @@ describe("the operators' console", () => {
       body: { reason: 'análise' },
     });
     const held = await createCashout(server.url, m, 150);
+    const stale = await createCashout(server.url, m, 120);
     const page = await newPage();
     await signInToConsole(page, server, risk);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
@@ -155,12 +155,33 @@ describe("the operators' console", () => {
       .getByRole('button', { name: 'Confirmar' })
       .click();
     await page.getByRole('status').getByText(`Saque #${held.id} liberado`).waitFor();
-    await page.getByText('Nenhum saque nesta fila.').waitFor();
+    await queue.getByRole('cell', { name: `#${held.id}` }).waitFor({ state: 'detached' });
     const [row] = await server.runtime.platform.db.query<{ status: string }>(
       'SELECT status FROM withdrawals WHERE id = $1',
       [held.id],
     );
     expect(['PENDING', 'PROCESSING']).toContain(row!.status);
+
+    // a decision on what another operator decided meanwhile: said as such at the top, and the list refreshed
+    await queue.getByRole('cell', { name: `#${stale.id}` }).waitFor();
+    const elsewhere = await call('POST', `${server.url}/api/ops/withdrawals/${stale.id}/cancel`, {
+      headers: risk.ops,
+      body: {},
+    });
+    expect(elsewhere.status, elsewhere.text).toBe(200);
+    await page.getByRole('button', { name: `Liberar o saque ${stale.id}` }).click();
+    await page
+      .getByRole('dialog', { name: 'Liberar o saque?' })
+      .getByRole('button', { name: 'Confirmar' })
+      .click();
+    await page
+      .getByRole('status')
+      .getByText(
+        'Isto já mudou de situação e não pode mais ser feito. Atualize a página para ver como está agora.',
+      )
+      .waitFor();
+    await page.getByText('Nenhum saque nesta fila.').waitFor();
+    expect(await page.getByText('não pode ser cancelada').count()).toBe(0);
   });
 
   it('admin closes an account from its page, with a reason: its keys are refused from then on', async () => {
@@ -248,13 +269,39 @@ describe("the operators' console", () => {
       "SELECT id FROM reviews WHERE account_id = $1 AND status = 'open'",
       [account!.id],
     );
-    await giveFeePlan(server, admin, account!.id); // approval needs a fee plan
+    // approval needs a fee plan: with none on the account and no platform default, the dialog asks for one
+    const created = await call<{ id: number }>('POST', `${server.url}/api/ops/fee-plans`, {
+      headers: admin.ops,
+      body: {
+        name: 'Plano Lojas Novas',
+        pixPercent: '0.99',
+        pixFixedCents: 0,
+        boletoFixedCents: 0,
+        creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
+        debitPercent: '1.99',
+        anticipationMonthlyPercent: '3',
+        cashoutFixedCents: 0,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
     await page.getByRole('button', { name: `Aprovar a análise ${review!.id}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Aprovar a análise?' });
+    await dialog.getByText('escolha um para aprovar').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Confirmar' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Plano de tarifas').selectOption({ label: 'Plano Lojas Novas' });
+    await clean(page, 'console-08b-review-plan');
+    await dialog.getByRole('button', { name: 'Confirmar' }).click();
     await page
-      .getByRole('dialog', { name: 'Aprovar a análise?' })
-      .getByRole('button', { name: 'Confirmar' })
-      .click();
-    await page.getByRole('status').getByText('Cadastro de Loja Nova aprovado.').waitFor();
+      .getByRole('status')
+      .getByText(
+        'Cadastro de Loja Nova aprovado. O dono da conta foi avisado por e-mail. Plano de tarifas: Plano Lojas Novas.',
+      )
+      .waitFor();
+    const [approved] = await server.runtime.platform.db.query<{ status: string; fee_plan_id: string }>(
+      'SELECT status, fee_plan_id::text FROM accounts WHERE id = $1',
+      [account!.id],
+    );
+    expect(approved).toEqual({ status: 'active', fee_plan_id: String(created.body.id) });
     await page
       .getByRole('button', { name: `Aprovar a análise ${review!.id}` })
       .waitFor({ state: 'detached' });

@@ -1,25 +1,33 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../ui/api-error';
 import { ErrorText } from '../ui/kit';
+import { errorMeaning } from '../ui/labels';
 
 /**
  * Every console decision goes through here: a button opens a dialog that says what will happen (with any field
  * the decision needs), nothing is sent before "Confirmar", and what was done is announced afterwards at the top
  * of the page, where it stays after the list or page it came from reloads.
  */
-let announce: (text: string) => void = () => undefined;
+interface Announcement {
+  text: string;
+  /** A decision refused because what it decided on changed meanwhile (409): said as an error. */
+  refused?: boolean;
+}
+
+let announce: (said: Announcement) => void = () => undefined;
 
 /** Says a decision was made (the page's status line). */
 export function announceDone(text: string): void {
-  announce(text);
+  announce({ text });
 }
 
 /** The page's status line for decisions, cleared when the operator moves to another page. */
 export function DoneMessage() {
-  const [text, setText] = useState('');
+  const [said, setSaid] = useState<Announcement>({ text: '' });
   useEffect(() => {
-    announce = setText;
-    const clear = () => setText('');
+    announce = setSaid;
+    const clear = () => setSaid({ text: '' });
     addEventListener('hashchange', clear);
     return () => {
       announce = () => undefined;
@@ -28,10 +36,10 @@ export function DoneMessage() {
   }, []);
   return (
     <div role="status" class="done-status">
-      {text && (
-        <p class="done">
-          {text}{' '}
-          <button type="button" class="link" onClick={() => setText('')}>
+      {said.text && (
+        <p class={said.refused ? 'error' : 'done'}>
+          {said.text}{' '}
+          <button type="button" class="link" onClick={() => setSaid({ text: '' })}>
             Fechar
           </button>
         </p>
@@ -81,7 +89,15 @@ export function Decision(props: DecisionProps) {
       announceDone(message);
       props.onDone?.();
     } catch (err) {
-      setError(err);
+      if (err instanceof ApiError && err.code === 'INVALID_STATUS') {
+        // what it decided on changed meanwhile (decided by someone else, closed): said at the top of the page,
+        // and the list or page it came from shows what it is now
+        close();
+        announce({ text: errorMeaning(err.code, err.message), refused: true });
+        props.onDone?.();
+      } else {
+        setError(err);
+      }
     } finally {
       setBusy(false);
     }

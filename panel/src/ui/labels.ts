@@ -189,7 +189,8 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   GONE: 'Este link de pagamento ou checkout não aceita mais pagamentos.',
   VALIDATION_ERROR: 'Dados inválidos.',
   CONFLICT: 'Não é possível fazer isso agora.',
-  INVALID_STATUS: 'Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.',
+  INVALID_STATUS:
+    'Isto já mudou de situação e não pode mais ser feito. Atualize a página para ver como está agora.',
   DISPUTE_CLOSED: 'Esta contestação não aceita mais resposta.',
   UNSUPPORTED_FILE_TYPE: 'Envie arquivos PDF, PNG ou JPEG.',
   PAYLOAD_TOO_LARGE: 'Dados grandes demais.',
@@ -291,6 +292,12 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
       return code === 'MINIMUM_VALUE'
         ? `Valor abaixo do mínimo de ${limit}.`
         : `Valor acima do máximo de ${limit}.`;
+  }
+  if (code === 'INVALID_STATUS' && /cannot be cancelled/.test(message)) {
+    return 'Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.';
+  }
+  if (code === 'INVALID_STATUS' && /^The account is closed/.test(message)) {
+    return 'Esta conta está encerrada: nada mais muda nela.';
   }
   if (code === 'INVALID_IP') {
     const value = /"([^"]*)"/.exec(message)?.[1];

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../../ui/api-error';
 import { date, money, moneyText } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/labels';
-import { type AccountDetail, type AccountProfile, api, type FeePlan, reaches } from '../api';
+import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
 import { Decision } from '../Decision';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD, TRANSFER_INTERVAL } from '../labels';
+import { hasOwnPlan, PlanChoiceFields, usePlanChoice } from '../PlanChoice';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
 import { AssignPlan, pct } from './FeePlans';
@@ -163,38 +163,15 @@ function Approve({
   onChanged: () => void;
 }) {
   const text = ACTION_TEXT.approve;
-  const [plans, setPlans] = useState<FeePlan[] | null>(null);
-  const [defaultPlan, setDefaultPlan] = useState<FeePlan | null>(null);
-  const [planId, setPlanId] = useState('');
-  const [planRequired, setPlanRequired] = useState(false);
+  const choice = usePlanChoice();
   return (
     <Decision
       label={text.label}
       title={text.title}
-      ready={!planRequired || planId !== ''}
-      onOpen={() => {
-        setPlanId('');
-        if (!hasPlan && plans === null)
-          api.feePlans().then(
-            (p) => {
-              setPlans(p.data);
-              // with no platform default, the approval needs a plan chosen here (the server says the same)
-              const fallback = p.data.find((plan) => plan.id === p.defaultPlanId) ?? null;
-              setDefaultPlan(fallback);
-              if (!fallback) setPlanRequired(true);
-            },
-            () => setPlans([]),
-          );
-      }}
+      ready={choice.ready}
+      onOpen={() => choice.open(hasPlan)}
       run={async () => {
-        if (planId) await api.assignFeePlan(account.id, Number(planId));
-        try {
-          await api.accountAction(account.id, 'approve');
-        } catch (err) {
-          if (err instanceof ApiError && err.code === 'FEE_PLAN_REQUIRED') setPlanRequired(true);
-          throw err;
-        }
-        const plan = plans?.find((p) => String(p.id) === planId);
+        const plan = await choice.approve(account.id, () => api.accountAction(account.id, 'approve'));
         return plan ? `${text.done} Plano de tarifas: ${plan.name}.` : text.done;
       }}
       onDone={onChanged}
@@ -202,29 +179,7 @@ function Approve({
       <p>
         <strong>{account.name}</strong> — {text.effect}
       </p>
-      {!hasPlan && (
-        <>
-          <p class="muted">
-            {defaultPlan && !planRequired
-              ? `A conta não tem plano de tarifas próprio: sem escolha, vale o plano padrão da plataforma (${defaultPlan.name}).`
-              : 'A conta não tem plano de tarifas e a plataforma não tem plano padrão: escolha um para aprovar.'}
-          </p>
-          <label for="approve-plan">Plano de tarifas</label>
-          <select id="approve-plan" value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
-            <option value="">
-              {defaultPlan && !planRequired
-                ? `Plano padrão da plataforma (${defaultPlan.name})`
-                : 'Escolha um plano'}
-            </option>
-            {(plans ?? []).map((p) => (
-              <option key={p.id} value={String(p.id)}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-          {plans?.length === 0 && <p class="muted">Nenhum plano criado ainda: crie um em Tarifas.</p>}
-        </>
-      )}
+      <PlanChoiceFields choice={choice} id="approve-plan" />
     </Decision>
   );
 }
@@ -315,7 +270,7 @@ export function Account({ id }: { id: number }) {
   }, [id]);
   if (!detail) return <ErrorText error={error} />;
   const a = detail.account;
-  const hasPlan = detail.fees.feePlanId !== undefined && detail.fees.feePlanId !== 'none';
+  const hasPlan = hasOwnPlan(detail);
   return (
     <section>
       <p>

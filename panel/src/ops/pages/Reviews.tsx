@@ -5,9 +5,11 @@ import { label } from '../../ui/labels';
 import { api, type Review, reaches } from '../api';
 import { Decision } from '../Decision';
 import { REVIEW_KIND } from '../labels';
+import { hasOwnPlan, PlanChoiceFields, usePlanChoice } from '../PlanChoice';
 
 function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
   const [reason, setReason] = useState('');
+  const choice = usePlanChoice();
   const may = review.kind === 'onboarding' ? reaches('admin') : reaches('risk');
   if (!may) return <span class="muted">—</span>;
   const account = review.accountName ?? `#${review.accountId}`;
@@ -18,19 +20,28 @@ function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
         label="Aprovar"
         ariaLabel={`Aprovar a análise ${review.id}`}
         title="Aprovar a análise?"
+        ready={!onboarding || choice.ready}
+        onOpen={() => {
+          // an onboarding approval needs a fee plan: the account's, the platform's default, or one chosen here
+          if (onboarding) void api.account(review.accountId).then((d) => choice.open(hasOwnPlan(d)));
+        }}
         run={async () => {
-          await api.decideReview(review.id, 'approve');
-          return onboarding
-            ? `Cadastro de ${account} aprovado. O dono da conta foi avisado por e-mail.`
-            : `Análise #${review.id} aprovada.`;
+          if (!onboarding) {
+            await api.decideReview(review.id, 'approve');
+            return `Análise #${review.id} aprovada.`;
+          }
+          const plan = await choice.approve(review.accountId, () => api.decideReview(review.id, 'approve'));
+          const done = `Cadastro de ${account} aprovado. O dono da conta foi avisado por e-mail.`;
+          return plan ? `${done} Plano de tarifas: ${plan.name}.` : done;
         }}
         onDone={onDone}
       >
         <p>
           {onboarding
-            ? `${account} passa a fazer cobranças e saques reais (com o plano de tarifas da conta ou o padrão). Sem plano, abra a conta para escolher um.`
+            ? `${account} passa a fazer cobranças e saques reais.`
             : `${account}: ${review.reason}. Aprovar libera o que a análise segurava.`}
         </p>
+        {onboarding && <PlanChoiceFields choice={choice} id={`review-plan-${review.id}`} />}
       </Decision>{' '}
       <Decision
         label="Recusar"
