@@ -180,13 +180,16 @@ describe('the console guides the operator, and the merchant hears the reasons', 
     for (const what of whatColumn) expect(what).not.toMatch(/^[a-z_-]+(\.[a-z_-]+)?$/);
     // what each action changed, before and after (the suspension: the status it left and the one it set)
     await audit
-      .getByRole('cell', { name: /Depois: .*status: suspended/ })
+      .getByRole('cell', { name: /Depois: .*situação: Suspensa/ })
       .first()
       .waitFor();
     await audit
-      .getByRole('cell', { name: /Antes: status: active/ })
+      .getByRole('cell', { name: /Antes: situação: Ativa/ })
       .first()
       .waitFor();
+    // in words, never the recorded codes or JSON
+    const changes = (await audit.locator('tbody tr td:nth-child(6)').allTextContents()).join(' ');
+    expect(changes).not.toMatch(/[{}]|\bstatus:|AWAITING_REVIEW|suspended/);
     await clean(page, 'console-guides-05-audit');
 
     // Relatórios: TPV and fees per day as a chart, beside the table

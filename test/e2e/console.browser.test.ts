@@ -18,6 +18,7 @@ import { fundMerchant } from '../support/ledger.js';
 import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
   createOperator,
+  giveFeePlan,
   inFreshTotpStep,
   inviteOperator,
   signInToConsole,
@@ -187,10 +188,15 @@ describe("the operators' console", () => {
   it('admin closes an account from its page, with a reason: its keys are refused from then on', async () => {
     const m = await createMerchant(server, 'Loja Encerrada');
     const admin = await createOperator(server, 'admin');
+    await giveFeePlan(server, admin, m.accountId); // a plan to offer: the account's page offers to change it
     const page = await newPage();
     await signInToConsole(page, server, admin);
     await page.goto(`${server.url}/ops#/contas/${m.accountId}`);
     await page.getByRole('heading', { level: 1, name: /Loja Encerrada/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Tarifas' })
+      .getByRole('button', { name: 'Aplicar plano' })
+      .waitFor();
     await page.getByRole('button', { name: 'Encerrar conta' }).click();
     const close = page.getByRole('dialog', { name: 'Encerrar a conta?' });
     await expect(close.getByRole('button', { name: 'Confirmar' }).isDisabled()).resolves.toBe(true);
@@ -199,6 +205,8 @@ describe("the operators' console", () => {
     await page.getByRole('status').getByText('Conta encerrada.').waitFor();
     await page.getByText('— Pedido do cliente').waitFor();
     expect(await page.getByRole('button', { name: 'Encerrar conta' }).count()).toBe(0);
+    // a closed account's prices no longer change: not offered
+    expect(await page.getByRole('button', { name: 'Aplicar plano' }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await clean(page, 'console-05b-account-closed');
     const balance = await call('GET', `${server.url}/api/public/balance`, { headers: m.keys });

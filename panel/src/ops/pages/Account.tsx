@@ -339,15 +339,18 @@ export function Account({ id }: { id: number }) {
                 {moneyText(String(detail.fees.cashoutFeeFixed ?? '0'))} +{' '}
                 {String(detail.fees.cashoutFeePercent ?? '0')} %
               </dd>
+              <dt>Antecipação</dt>
+              <dd>{String(detail.fees.anticipationMonthlyPercent ?? '0')} % ao mês</dd>
               <dt>Plano</dt>
               <dd>Nenhum: as tarifas acima</dd>
               <dt>Reserva</dt>
               <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
             </dl>
           )}
+          {/* a closed account's prices no longer change (the server refuses it) */}
+          {a.status !== 'closed' && <AssignPlan accountId={a.id} onDone={load} />}
         </Card>
       </div>
-      <AssignPlan accountId={a.id} onDone={load} />
       <Actions account={a} hasPlan={hasPlan} onChanged={load} />
       <Card title="Documentos">
         {detail.documents.length === 0 ? (

@@ -1,18 +1,77 @@
 import { useEffect, useState } from 'preact/hooks';
-import { date } from '../../ui/format';
+import { date, money } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
-import { label } from '../../ui/labels';
+import { label, WITHDRAWAL_STATUS } from '../../ui/labels';
 import { type AuditPage, api } from '../api';
-import { AUDIT_ACTION, AUDIT_ACTOR, auditTarget } from '../labels';
+import { ACCOUNT_STATUS, AUDIT_ACTION, AUDIT_ACTOR, auditTarget, OPERATOR_ROLE } from '../labels';
 
 type Entry = AuditPage['data'][number];
+
+/** The recorded fields' names as the console says them (others as recorded). */
+const FIELD: Record<string, string> = {
+  status: 'situação',
+  reason: 'motivo',
+  feePlan: 'plano',
+  role: 'papel',
+  email: 'e-mail',
+  sale: 'venda',
+  cardPayments: 'cartões',
+  payouts: 'saques',
+  payoutHold: 'saques retidos',
+  name: 'nome',
+  pixPercent: 'PIX',
+  pixFixedCents: 'PIX fixo',
+  boletoFixedCents: 'boleto',
+  creditPercent: 'crédito',
+  debitPercent: 'débito',
+  anticipationMonthlyPercent: 'antecipação ao mês',
+  cashoutFixedCents: 'saque',
+};
+
+/** A plan's credit rates by installments ({"1": "3.49", "2-6": …}) as the fee plans page says them. */
+const INSTALLMENTS: Record<string, string> = { '1': 'à vista', '2-6': '2 a 6x', '7-12': '7 a 12x' };
+
+/** Statuses and values the audit records, in words (accounts, withdrawals, anticipations, reviews, roles). */
+const VALUE: Record<string, string> = {
+  ...WITHDRAWAL_STATUS,
+  ...ACCOUNT_STATUS,
+  ...OPERATOR_ROLE,
+  open: 'Aberta',
+  requested: 'Aguardando decisão',
+  approved: 'Aprovada',
+  rejected: 'Recusada',
+  paid: 'Paga',
+  resumed: 'Retomados',
+  held: 'Retidos',
+  released: 'Liberados',
+  insufficient: 'Papel insuficiente',
+};
+
+/** One recorded value: a plan or anything named by its name, cents as R$, a status in words. */
+function valueText(key: string, v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string') {
+    return (v as { name: string }).name;
+  }
+  if (typeof v === 'object' && /Percent$/.test(key)) {
+    return Object.entries(v as Record<string, unknown>)
+      .map(([n, rate]) => `${INSTALLMENTS[n] ?? n} ${valueText(key, rate)}`)
+      .join(', ');
+  }
+  if (typeof v === 'object') return JSON.stringify(v);
+  if (typeof v === 'boolean') return v ? 'sim' : 'não';
+  if (typeof v === 'number' && /Cents$/.test(key)) return money(v);
+  if (typeof v === 'string' && /Percent$/.test(key) && /^\d+(\.\d+)?$/.test(v))
+    return `${v.replace('.', ',')} %`;
+  return typeof v === 'string' ? (VALUE[v] ?? v) : String(v);
+}
 
 /** A before or after as one line of "field: value" pairs (an object), or the value itself. */
 function stateText(state: unknown): string {
   if (state === null || state === undefined) return '';
   if (typeof state !== 'object') return String(state);
   return Object.entries(state as Record<string, unknown>)
-    .map(([k, v]) => `${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`)
+    .map(([k, v]) => `${FIELD[k] ?? k}: ${valueText(k, v)}`)
     .join('; ');
 }
 
