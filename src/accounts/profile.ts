@@ -59,8 +59,8 @@ export async function accountProfile(q: Queryable, id: number): Promise<AccountP
 }
 
 /**
- * The console's account search, newest first: `q` matches the name or legal name (any part, any case), the
- * document (its digits) or the e-mail; `status` filters. `limit + 1` rows older than id `before`.
+ * The console's account search, newest first: `q` matches the name or legal name (any part, any case, with or
+ * without accents: search_fold, migration 131), the document (its digits) or the e-mail; `status` filters. `limit + 1` rows older than id `before`.
  */
 export async function searchAccounts(
   q: Queryable,
@@ -70,7 +70,8 @@ export async function searchAccounts(
   const digits = text?.replace(/\D/g, '') || null;
   const rows = await q.query<ProfileRow>(
     `SELECT ${COLUMNS} FROM accounts
-      WHERE ($1::text IS NULL OR name ILIKE $2 OR legal_name ILIKE $2 OR email ILIKE $2
+      WHERE ($1::text IS NULL OR search_fold(name) LIKE search_fold($2) OR search_fold(legal_name) LIKE search_fold($2)
+             OR email ILIKE $2
              OR ($3::text IS NOT NULL AND length($3) >= 3 AND document LIKE $3 || '%'))
         AND ($4::text IS NULL OR status = $4) AND ($5::bigint IS NULL OR id < $5)
       ORDER BY id DESC LIMIT $6`,

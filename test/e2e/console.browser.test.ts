@@ -93,7 +93,8 @@ describe("the operators' console", () => {
     await signInToConsole(page, server, support);
     expect(await menu(page).getByRole('link', { name: 'Relatórios' }).count()).toBe(0);
     expect(await menu(page).getByRole('link', { name: 'Operadores' }).count()).toBe(0);
-    await page.getByLabel('Nome, CPF/CNPJ ou e-mail').fill('Padaria');
+    // typed as people type, without accents or capitals
+    await page.getByLabel('Nome, CPF/CNPJ ou e-mail').fill('padaria do ze');
     await page.getByRole('button', { name: 'Buscar' }).click();
     const table = page.getByRole('table', { name: 'Contas' });
     await table.getByRole('cell', { name: 'Padaria do Zé' }).waitFor();
