@@ -47,6 +47,15 @@ describe('finance in the console', () => {
 
     await menu.getByRole('link', { name: 'Tarifas' }).click();
     await page.getByLabel('Nome do plano').fill('Varejo 2026');
+    // a percent that is none is stopped in the form, naming the field, before anything is sent
+    await page.getByLabel('Crédito à vista (%)').fill('150');
+    await page.getByRole('button', { name: 'Criar plano' }).click();
+    expect(await page.getByRole('dialog', { name: 'Criar o plano de tarifas?' }).isVisible()).toBe(false);
+    expect(
+      await page
+        .getByLabel('Crédito à vista (%)')
+        .evaluate((e) => (e as HTMLInputElement).validity.patternMismatch),
+    ).toBe(true);
     await page.getByLabel('Crédito à vista (%)').fill('3,19');
     await page.getByRole('button', { name: 'Criar plano' }).click();
     await page

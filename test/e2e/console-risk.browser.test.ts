@@ -43,6 +43,12 @@ describe('Regras de risco', () => {
     await page.getByText('Nenhuma regra ainda.').waitFor();
 
     await page.getByLabel('Nome da regra').fill('Cartão acima de R$ 500');
+    // a rule needs a condition: not confirmed before one is filled
+    await page.getByRole('button', { name: 'Criar regra' }).click();
+    const empty = page.getByRole('dialog', { name: 'Criar a regra de risco?' });
+    await empty.getByText(/falta uma condição/).waitFor();
+    expect(await empty.getByRole('button', { name: 'Criar regra' }).isDisabled()).toBe(true);
+    await empty.getByRole('button', { name: 'Voltar' }).click();
     await page.getByLabel('Ação').selectOption('review');
     await page.getByLabel('Valor acima de (R$)').fill('500,00');
     await page.getByLabel('Crédito').check();

@@ -258,6 +258,14 @@ const FIELDS: [RegExp, string][] = [
   [/^expiresAt\b/, 'a validade'],
   [/^(graceHours|overlapHours)\b/, 'o prazo de troca'],
   [/^(from|to|since)\b/, 'o período'],
+  // a fee plan's prices (the console's Tarifas)
+  [/^pixPercent\b/, 'o PIX (%)'],
+  [/^pixFixedCents\b/, 'o PIX fixo'],
+  [/^boletoFixedCents\b/, 'a tarifa do boleto'],
+  [/^creditPercent\b/, 'as taxas de crédito'],
+  [/^debitPercent\b/, 'a taxa de débito'],
+  [/^anticipationMonthlyPercent\b/, 'a taxa de antecipação'],
+  [/^cashoutFixedCents\b/, 'a tarifa de saque'],
   // a risk rule's conditions
   [/^when\.ipIn\b/, 'os IPs (endereços ou faixas, como 203.0.113.0/24)'],
   [/^when\.documentIn\b/, 'os CPFs/CNPJs'],

@@ -43,17 +43,36 @@ function formOf(p: FeePlan): typeof EMPTY {
 /** A new plan, or (given `plan`) a change of one: its sales keep the fees they were made with. */
 function PlanForm({ plan, onMade, onClose }: { plan?: FeePlan; onMade: () => void; onClose?: () => void }) {
   const [form, setForm] = useState(plan ? formOf(plan) : EMPTY);
-  const field = (key: keyof typeof EMPTY, label: string) => (
-    <div>
-      <label for={`plan-${key}`}>{label}</label>
-      <input
-        id={`plan-${key}`}
-        required
-        value={form[key]}
-        onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
-      />
-    </div>
-  );
+  // each field's own check, before anything is sent: the browser names the field and says what it takes
+  const field = (key: keyof typeof EMPTY, label: string) => {
+    const kind = key === 'name' ? null : /\(%\)$/.test(label) ? 'percent' : 'reais';
+    return (
+      <div>
+        <label for={`plan-${key}`}>{label}</label>
+        <input
+          id={`plan-${key}`}
+          required
+          inputMode={kind ? 'decimal' : undefined}
+          pattern={
+            kind === 'percent'
+              ? '(100([,.]0{1,4})?|[0-9]{1,2}([,.][0-9]{1,4})?)'
+              : kind === 'reais'
+                ? '[0-9]{1,7}([,.][0-9]{1,2})?'
+                : undefined
+          }
+          title={
+            kind === 'percent'
+              ? 'Uma porcentagem de 0 a 100, como 3,99'
+              : kind === 'reais'
+                ? 'Um valor em reais, como 2,49'
+                : undefined
+          }
+          value={form[key]}
+          onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
+        />
+      </div>
+    );
+  };
   const body = () => ({
     name: form.name.trim(),
     pixPercent: percentOf(form.pixPercent),

@@ -144,6 +144,8 @@ function NewRule({ onMade }: { onMade: () => void }) {
           title="Criar a regra de risco?"
           danger={form.action === 'block'}
           confirmLabel="Criar regra"
+          // a rule needs a condition (the server refuses one without): not confirmed before one is filled
+          ready={Boolean(conditions)}
           run={async () => {
             const rule = await api.createRiskRule(ruleOf(form));
             setForm(EMPTY);
@@ -153,8 +155,9 @@ function NewRule({ onMade }: { onMade: () => void }) {
         >
           <p>
             <strong>{draft.name}</strong>: {label(RISK_ACTION, draft.action)}{' '}
-            {conditions ? `quando ${conditions}` : 'toda venda (nenhuma condição preenchida)'}. Vale para
-            todas as contas a partir de agora.
+            {conditions
+              ? `quando ${conditions}. Vale para todas as contas a partir de agora.`
+              : '— falta uma condição: preencha ao menos uma (valor, formas de pagamento ou uma lista) antes de criar a regra.'}
           </p>
         </Decision>
       </form>
