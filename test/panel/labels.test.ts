@@ -94,6 +94,30 @@ describe('errorMeaning', () => {
     );
   });
 
+  it('says a refusal in the words of what was refused (a fee plan, a stale decision, an operator invited twice)', () => {
+    expect(
+      errorMeaning(
+        'VALIDATION_ERROR',
+        'pixPercent must be a percentage from 0 to 100 as a decimal string ("3.99")',
+      ),
+    ).toBe('Dados inválidos: confira o PIX (%).');
+    expect(errorMeaning('VALIDATION_ERROR', 'creditPercent.1 must be a percentage from 0 to 100')).toBe(
+      'Dados inválidos: confira as taxas de crédito.',
+    );
+    expect(errorMeaning('INVALID_STATUS', 'Withdrawal 3 is CANCELLED, not AWAITING_REVIEW')).toBe(
+      'Isto já mudou de situação e não pode mais ser feito. Atualize a página para ver como está agora.',
+    );
+    expect(
+      errorMeaning(
+        'INVALID_STATUS',
+        'a PIX sale in status PAGO cannot be cancelled (only a PENDENTE PIX, BOLETO or scheduled PIX_AUTOMATICO sale)',
+      ),
+    ).toBe('Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.');
+    expect(errorMeaning('EMAIL_TAKEN', 'ana@gateway.example is already an operator')).toBe(
+      'Este e-mail já é de um operador (ou de um convite em aberto).',
+    );
+  });
+
   it('names the limit the server gives, not a fixed one (a refund of what is left, a cashout)', () => {
     expect(errorMeaning('MAXIMUM_VALUE', 'At most 20000 cents of this sale are left to refund')).toBe(
       'Valor acima do máximo de R$\u00a0200,00.',

@@ -307,6 +307,9 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
   if (code === 'INVALID_STATUS' && /^The account is closed/.test(message)) {
     return 'Esta conta está encerrada: nada mais muda nela.';
   }
+  if (code === 'EMAIL_TAKEN' && /is already an operator$/.test(message)) {
+    return 'Este e-mail já é de um operador (ou de um convite em aberto).';
+  }
   if (code === 'INVALID_IP') {
     const value = /"([^"]*)"/.exec(message)?.[1];
     if (value !== undefined) return `Endereço IP inválido: "${value}".`;

@@ -25,7 +25,7 @@ export function Anticipations() {
     <section>
       <h1>Antecipações</h1>
       <div class="filters">
-        <label>
+        <label class="check">
           <input type="checkbox" checked={!waiting} onChange={(e) => setWaiting(!e.currentTarget.checked)} />{' '}
           Mostrar todas
         </label>
