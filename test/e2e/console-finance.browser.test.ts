@@ -54,7 +54,9 @@ describe('finance in the console', () => {
     expect(
       await page
         .getByLabel('Crédito à vista (%)')
-        .evaluate((e) => (e as HTMLInputElement).validity.patternMismatch),
+        .evaluate(
+          (e) => (e as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch,
+        ),
     ).toBe(true);
     await page.getByLabel('Crédito à vista (%)').fill('3,19');
     await page.getByRole('button', { name: 'Criar plano' }).click();
