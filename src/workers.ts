@@ -193,6 +193,8 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
             to: new Date(),
           }),
         (err) => log.warn({ err }, 'MED infraction read failed'),
+        // read at once too: a worker (re)started does not leave a MED unknown for ten minutes
+        { atStart: true },
       )
     : () => undefined;
   const cielo = platform.config.cards.cielo;

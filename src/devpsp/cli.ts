@@ -32,7 +32,7 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
       `  the payer approves: POST ${url}/dev/rec/<idRec>/approve`,
       `  a cycle is paid:    POST ${url}/dev/rec/<idRec>/cycles`,
       `  a PIX subscription's cycle (with PIX_AUTOMATICO_CONTA set): POST ${url}/dev/cobr/<txid>/debit | /reject`,
-      "a MED (the payer's bank reports fraud; the gateway reads Efí's GET /v2/gn/infracoes every 10 minutes):",
+      "a MED (the payer's bank reports fraud; the gateway's worker reads Efí's GET /v2/gn/infracoes as it starts and every 10 minutes):",
       `  open one:  POST ${url}/dev/infracoes  {"endToEndId": "<e2eid of a paid charge>", "razao": "golpe"}`,
       `  close it:  POST ${url}/dev/infracoes/<idInfracao>/status  {"status": "ACEITA" | "REJEITADA"}`,
       '',

@@ -9,7 +9,8 @@ import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
-import type { TestServer } from '../support/server.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import type { DisputeBody } from './fixtures.js';
 
 let psp: DevPsp;
@@ -56,6 +57,22 @@ async function disputesOfSale(saleUuid: string) {
 }
 
 describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
+  it('the worker reads the infractions as it starts, not ten minutes later', async () => {
+    const { sale, pix } = await paidCharge(4000);
+    psp.infracoes.open(pix, 'Pagador não reconhece');
+    // the worker process the README runs, on the same database and PSP
+    const worker = await startServer({ databaseUrl: server.databaseUrl, env: { ...server.env, PORT: '0' } });
+    try {
+      const [dispute] = await waitUntil(async () => {
+        const found = await disputesOfSale(sale.uuid);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(dispute).toMatchObject({ kind: 'med', status: 'needs_response', amountCents: 4000 });
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('an open infraction opens a MED dispute once; REJEITADA wins it', async () => {
     const { sale, pix } = await paidCharge(10000);
     const before = await getBalance(db(), merchant.accountId);

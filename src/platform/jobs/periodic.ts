@@ -10,9 +10,10 @@ export function startPeriodic(
   everyMs: number,
   task: () => Promise<unknown>,
   onError: (err: unknown) => void,
+  options: { atStart?: boolean } = {},
 ): () => void {
   let running = false;
-  const timer = setInterval(() => {
+  const round = () => {
     if (running) return;
     running = true;
     task()
@@ -22,7 +23,14 @@ export function startPeriodic(
       .finally(() => {
         running = false;
       });
-  }, everyMs);
+  };
+  const timer = setInterval(round, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
+  // a long period's first round at once (`atStart`): a restart does not leave its work waiting a whole period
+  const first = options.atStart ? setTimeout(round, 0) : null;
+  first?.unref();
+  return () => {
+    clearInterval(timer);
+    if (first) clearTimeout(first);
+  };
 }
