@@ -21,7 +21,8 @@ export const boletoCommands: Command[] = [
       try {
         content = readFileSync(file!, 'latin1');
       } catch (err) {
-        throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+        // the file named is the operation's input: one that cannot be read fails it (exit 1), as a bad one does
+        throw new Error(`cannot read ${file}: ${(err as Error).message}`);
       }
       const [{ importRetorno, parseRetorno }, { Queue }, { createLogger }] = await Promise.all([
         import('./retorno.js'),

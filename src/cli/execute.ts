@@ -116,11 +116,17 @@ export function checkUsage(argv: readonly string[]): Execution | null {
     parse(command, argv);
     return null;
   } catch (err) {
-    return failure(2, `${usageProblem(err)} (usage: ${command.usage})`, json);
+    return usageFailure(err, command, json);
   }
 }
 
 /** What parseArgs found wrong, in words an operator reads without knowing its rules. */
+/** Bad usage (exit 2) with the command's usage line, said once (a wrong count of arguments is that line). */
+function usageFailure(err: unknown, command: Command, json: boolean): Execution {
+  const problem = usageProblem(err);
+  return failure(2, problem.startsWith('usage: ') ? problem : `${problem} (usage: ${command.usage})`, json);
+}
+
 function usageProblem(err: unknown): string {
   const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(oneLine(err));
   // `--minutes -5`: parseArgs takes a value starting with a dash for a forgotten one
@@ -168,7 +174,7 @@ export async function execute(argv: readonly string[], ctx: CommandContext): Pro
     return { exitCode: 0, stdout, stderr: '' };
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      return failure(2, `${usageProblem(err)} (usage: ${command.usage})`, json);
+      return usageFailure(err, command, json);
     }
     // a value the command refused (an email that is not one, a short password): bad usage too
     if (err instanceof AppError && err.code === 'VALIDATION_ERROR') return failure(2, oneLine(err), json);

@@ -128,6 +128,20 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect(res.json.error.message).toMatch(/nothing imported/);
     expect((await statusOf(sale.id)).status).toBe('PENDENTE');
   });
+
+  it('a file that cannot be read fails the import (exit 1); no file named is bad usage (exit 2), said once', async () => {
+    const missing = await runGateway(
+      ['boletos', 'retorno', path.join(dir, 'nao-existe.ret'), '--json'],
+      env(),
+    );
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout).error.message).toMatch(/^cannot read .*nao-existe\.ret: ENOENT/);
+    const folder = await runGateway(['boletos', 'retorno', dir, '--json'], env());
+    expect(folder.code).toBe(1);
+    const none = await runGateway(['boletos', 'retorno'], env());
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('error: usage: gateway boletos retorno FILE [--json]\n');
+  });
 });
 
 describe('a return file longer than one chunk of 500 lines', () => {
