@@ -93,6 +93,8 @@ export interface PaymentLink {
   slug: string;
   active: boolean;
   uses: number;
+  /** Sales not paid yet that still may be: each holds a use of a link of maxUses. */
+  usesInProgress: number;
   title: string;
   description: string | null;
   amountCents: number | null;

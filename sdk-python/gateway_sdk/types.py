@@ -1171,6 +1171,10 @@ class _PaymentLinkRequired(TypedDict):
     url: str
     # Sales made through the link that were paid (refunded ones included)
     uses: int
+    # Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with
+    # maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away
+    # (410)
+    usesInProgress: int
 
 
 class PaymentLink(_PaymentLinkRequired, total=False):
@@ -1201,6 +1205,10 @@ class _PaymentLinkPageDataItemRequired(TypedDict):
     url: str
     # Sales made through the link that were paid (refunded ones included)
     uses: int
+    # Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with
+    # maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away
+    # (410)
+    usesInProgress: int
 
 
 class PaymentLinkPageDataItem(_PaymentLinkPageDataItemRequired, total=False):

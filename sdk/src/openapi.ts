@@ -14500,6 +14500,7 @@ export interface paths {
                          *           "slug": "pedido-1001",
                          *           "active": true,
                          *           "uses": 42,
+                         *           "usesInProgress": 42,
                          *           "title": "Camiseta",
                          *           "description": "Venda pedido-1001 paga",
                          *           "amountCents": null,
@@ -14553,6 +14554,8 @@ export interface paths {
                                 url: string;
                                 /** @description Sales made through the link that were paid (refunded ones included) */
                                 uses: number;
+                                /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                                usesInProgress: number;
                             }[];
                             nextCursor: string | null;
                         };
@@ -14724,6 +14727,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -14773,6 +14777,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };
@@ -14903,6 +14909,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -14952,6 +14959,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };
@@ -15086,6 +15095,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -15135,6 +15145,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };
@@ -15820,6 +15832,7 @@ export interface paths {
                          *           "slug": "pedido-1001",
                          *           "active": true,
                          *           "uses": 42,
+                         *           "usesInProgress": 42,
                          *           "title": "Camiseta",
                          *           "description": "Venda pedido-1001 paga",
                          *           "amountCents": null,
@@ -15873,6 +15886,8 @@ export interface paths {
                                 url: string;
                                 /** @description Sales made through the link that were paid (refunded ones included) */
                                 uses: number;
+                                /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                                usesInProgress: number;
                             }[];
                             nextCursor: string | null;
                         };
@@ -16043,6 +16058,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -16092,6 +16108,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };
@@ -16227,6 +16245,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -16276,6 +16295,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };
@@ -16407,6 +16428,7 @@ export interface paths {
                          *       "slug": "pedido-1001",
                          *       "active": true,
                          *       "uses": 42,
+                         *       "usesInProgress": 42,
                          *       "title": "Camiseta",
                          *       "description": "Venda pedido-1001 paga",
                          *       "amountCents": null,
@@ -16456,6 +16478,8 @@ export interface paths {
                             url: string;
                             /** @description Sales made through the link that were paid (refunded ones included) */
                             uses: number;
+                            /** @description Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410) */
+                            usesInProgress: number;
                         };
                     };
                 };

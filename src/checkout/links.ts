@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { nameProblem } from '../platform/text/names.js';
-import { checkSplitOf, paidSalesOfLinks } from '../sales/index.js';
+import { checkSplitOf, linkUses } from '../sales/index.js';
 import { CheckoutInputError, CheckoutNotFound } from './errors.js';
 import {
   type CheckoutMethod,
@@ -43,6 +43,7 @@ export interface LinkView {
   slug: string;
   active: boolean;
   uses: number;
+  usesInProgress: number;
   title: string;
   description: string | null;
   amountCents: number | null;
@@ -97,7 +98,7 @@ export class PaymentLinks {
       metadata: input.metadata ?? {},
       split: input.split ?? null,
     });
-    return this.view(row, 0);
+    return this.view(row, undefined);
   }
 
   /** Newest first; `beforeSeq` continues after the previous page. */
@@ -108,12 +109,12 @@ export class PaymentLinks {
   ): Promise<{ links: LinkView[]; lastSeq: number | null; more: boolean }> {
     const rows = await listLinks(this.db, accountId, limit + 1, beforeSeq);
     const page = rows.slice(0, limit);
-    const uses = await paidSalesOfLinks(
+    const uses = await linkUses(
       this.db,
       page.map((r) => r.id),
     );
     return {
-      links: page.map((r) => this.view(r, uses.get(r.id) ?? 0)),
+      links: page.map((r) => this.view(r, uses.get(r.id))),
       lastSeq: page.at(-1)?.seq ?? null,
       more: rows.length > limit,
     };
@@ -122,22 +123,23 @@ export class PaymentLinks {
   async get(accountId: number, id: string): Promise<LinkView> {
     const row = await findLink(this.db, accountId, id);
     if (!row) throw new CheckoutNotFound('Payment link not found');
-    return this.view(row, await usesOf(this.db, row.id));
+    return this.view(row, (await linkUses(this.db, [row.id])).get(row.id));
   }
 
   async setActive(accountId: number, id: string, active: boolean): Promise<LinkView> {
     const row = await setLinkActive(this.db, accountId, id, active);
     if (!row) throw new CheckoutNotFound('Payment link not found');
-    return this.view(row, await usesOf(this.db, row.id));
+    return this.view(row, (await linkUses(this.db, [row.id])).get(row.id));
   }
 
-  private view(r: LinkRow, uses: number): LinkView {
+  private view(r: LinkRow, uses: { paid: number; waiting: number } | undefined): LinkView {
     return {
       id: r.id,
       url: `${this.publicUrl}/pay/${r.slug}`,
       slug: r.slug,
       active: r.active,
-      uses,
+      uses: uses?.paid ?? 0,
+      usesInProgress: uses?.waiting ?? 0,
       title: r.title,
       description: r.description,
       amountCents: r.amount_cents,
@@ -157,7 +159,7 @@ export class PaymentLinks {
 
 /** A link's uses: its sales that were paid. */
 export async function usesOf(q: Queryable, linkId: string): Promise<number> {
-  return (await paidSalesOfLinks(q, [linkId])).get(linkId) ?? 0;
+  return (await linkUses(q, [linkId])).get(linkId)?.paid ?? 0;
 }
 
 /** A link's title is shown to payers and printed in their e-mails: plain text, never a link. */

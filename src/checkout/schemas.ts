@@ -71,6 +71,10 @@ export const PaymentLink = Type.Object({
   slug: Type.String({ description: '16 random characters (A–Z a–z 0–9 _ -)' }),
   active: Type.Boolean(),
   uses: Type.Integer({ description: 'Sales made through the link that were paid (refunded ones included)' }),
+  usesInProgress: Type.Integer({
+    description:
+      'Sales of the link not paid yet that still may be (an open PIX charge, a boleto, an authorization): with maxUses, each holds a use until it ends, so uses + usesInProgress reaching maxUses turns new payers away (410)',
+  }),
   title: Type.String(),
   description: NullableString(),
   amountCents: NullableInteger('Fixed amount; null when the payer chooses'),

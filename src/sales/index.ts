@@ -50,10 +50,10 @@ export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl, parseDate } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {
+  linkUses,
   type OriginSale,
   openChargeOfPayer,
   originSale,
-  paidSalesOfLinks,
   reservationsOfLink,
   saleOfOrigin,
   saleStatuses,

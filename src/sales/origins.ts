@@ -13,19 +13,28 @@ export interface OriginSale {
   chargeExpiresAt: Date | null;
 }
 
-/** How many sales of each payment link were paid (a refund later does not give a use back). */
-export async function paidSalesOfLinks(
+/** A sale not paid that may still be: an open PIX charge, a boleto before its end, an authorization to capture. */
+const STILL_PAYABLE = `status = 'EM_PROCESSAMENTO'
+             OR (status = 'PENDENTE' AND (charge_expires_at IS NULL OR charge_expires_at > now()))`;
+
+/**
+ * Each payment link's uses: its sales that were paid (a refund later does not give a use back), and those that
+ * may still be (`waiting`: they hold a use of a link of maxUses until they end).
+ */
+export async function linkUses(
   q: Queryable,
   linkIds: readonly string[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, { paid: number; waiting: number }>> {
   if (linkIds.length === 0) return new Map();
-  const rows = await q.query<{ link: string; paid: number }>(
-    `SELECT payment_link_id::text AS link, count(*)::int AS paid FROM sales
-      WHERE payment_link_id = ANY($1::uuid[]) AND completed_at IS NOT NULL
+  const rows = await q.query<{ link: string; paid: number; waiting: number }>(
+    `SELECT payment_link_id::text AS link,
+            count(*) FILTER (WHERE completed_at IS NOT NULL)::int AS paid,
+            count(*) FILTER (WHERE completed_at IS NULL AND (${STILL_PAYABLE}))::int AS waiting
+       FROM sales WHERE payment_link_id = ANY($1::uuid[])
       GROUP BY payment_link_id`,
     [linkIds],
   );
-  return new Map(rows.map((r) => [r.link, r.paid]));
+  return new Map(rows.map((r) => [r.link, { paid: r.paid, waiting: r.waiting }]));
 }
 
 /**
@@ -36,8 +45,7 @@ export async function reservationsOfLink(q: Queryable, linkId: string): Promise<
   const [row] = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM sales
       WHERE payment_link_id = $1
-        AND (completed_at IS NOT NULL OR status = 'EM_PROCESSAMENTO'
-             OR (status = 'PENDENTE' AND (charge_expires_at IS NULL OR charge_expires_at > now())))`,
+        AND (completed_at IS NOT NULL OR ${STILL_PAYABLE})`,
     [linkId],
   );
   return row!.n;

@@ -67,9 +67,21 @@ describe('Links de pagamento', () => {
       body: { name: 'Júlia Prado', email: 'julia@example.com', document: '52998224725' },
     });
     expect(paid.status, paid.text).toBe(201);
+    // while its Pix waits, it holds a use: the list says so (the API's usesInProgress)
+    await page.reload();
+    await table.getByRole('cell', { name: '0 de 3 (1 pagamento em andamento)' }).waitFor();
+    const pending = await call<{ data: { title: string; uses: number; usesInProgress: number }[] }>(
+      'GET',
+      `${server.url}/api/payment-links`,
+      { headers: m.keys },
+    );
+    expect(pending.body.data.find((l) => l.title === 'Vestido de linho')).toMatchObject({
+      uses: 0,
+      usesInProgress: 1,
+    });
     expect((await moveTo(server, m, paid.body.saleId, 'PAGO')).status).toBe(200);
     await page.reload();
-    await table.getByRole('cell', { name: '1 de 3' }).waitFor();
+    await table.getByRole('cell', { name: '1 de 3', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Abrir o link Vestido de linho' }).click();
     const sales = page.getByRole('table', { name: 'Vendas do link Vestido de linho' });
     await sales.getByRole('cell', { name: 'Júlia Prado' }).waitFor();

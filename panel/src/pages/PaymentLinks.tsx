@@ -28,7 +28,17 @@ function situation(l: PaymentLink): string {
   if (!l.active) return 'Desativado';
   if (l.expiresAt && Date.parse(l.expiresAt) <= Date.now()) return 'Expirado';
   if (l.maxUses !== null && l.uses >= l.maxUses) return 'Esgotado';
+  // every use left is held by a payment under way: new payers are turned away until one ends unpaid
+  if (l.maxUses !== null && l.uses + l.usesInProgress >= l.maxUses)
+    return 'Reservado: pagamento em andamento';
   return 'Ativo';
+}
+
+/** "1 de 3", with the payments under way beside it: they hold uses until they are paid or end. */
+function usesText(l: PaymentLink): string {
+  const paid = l.maxUses === null ? String(l.uses) : `${l.uses} de ${l.maxUses}`;
+  if (l.usesInProgress === 0) return paid;
+  return `${paid} (${l.usesInProgress} ${l.usesInProgress === 1 ? 'pagamento' : 'pagamentos'} em andamento)`;
 }
 
 /** "Links de pagamento": sell without code. Make a link, share it (address and QR code), follow its uses and sales. */
@@ -82,7 +92,7 @@ export function PaymentLinks() {
             <td>{l.title}</td>
             <td>{amountText(l)}</td>
             <td>{l.methods.map((m) => label(METHODS, m)).join(', ')}</td>
-            <td>{l.maxUses === null ? l.uses : `${l.uses} de ${l.maxUses}`}</td>
+            <td>{usesText(l)}</td>
             <td>{situation(l)}</td>
             <td>{date(l.createdAt)}</td>
             <td class="actions">
@@ -150,7 +160,8 @@ function LinkDetail({ link }: { link: PaymentLink }) {
       {qr && <img src={qr} width={200} height={200} alt={`QR code do link ${link.title}`} />}
       <p class="muted">
         {situation(link)} ·{' '}
-        {link.maxUses === null ? `${link.uses} usos pagos` : `${link.uses} de ${link.maxUses} usos`}
+        {link.maxUses === null ? `${link.uses} usos pagos` : `${link.uses} de ${link.maxUses} usos pagos`}
+        {link.usesInProgress > 0 ? ` · ${link.usesInProgress} em andamento` : ''}
         {link.expiresAt ? ` · expira em ${date(link.expiresAt)}` : ''}
       </p>
       {link.split && link.split.length > 0 && <LinkSplit split={link.split} />}
