@@ -1,5 +1,6 @@
 import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
+import { conflict } from '../platform/errors/app-error.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -8,6 +9,7 @@ import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import {
   checkSandboxSale,
   createSandboxSale,
+  findSaleRow,
   IdPath,
   openBlockedSale,
   recordAmountDueNow,
@@ -98,7 +100,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       onRequest: deps.apiKey,
       schema: {
         summary:
-          "Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation",
+          "Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation. A card authorization held for a risk review → 409 CONFLICT: the review decides it",
         tags: ['sandbox'],
         params: IdPath,
         body: StatusBody,
@@ -107,6 +109,14 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     },
     async (request, reply) => {
       const { accountId } = merchantOf(request);
+      // a card authorization held for a risk review is the review's to capture or void: no processor reports it
+      // paid, refused or anything else on its own, so neither does the sandbox (as the capture route refuses it)
+      const held = await findSaleRow(deps.db, sandboxId(request.params.id));
+      if (held && Number(held.account_id) === accountId && held.risk?.reviewStatus === 'pending') {
+        throw conflict(
+          'this sale is held for a risk review: the review in the operators’ console captures or voids it',
+        );
+      }
       const refunded =
         request.body.status === 'ESTORNADO'
           ? await refundedInFull(deps.db, deps.queue, accountId, sandboxId(request.params.id))

@@ -304,6 +304,17 @@ describe('review', () => {
           headers: merchant.keys,
         });
         expect(capture.status).toBe(409);
+        // nor can the sandbox report it paid (or anything else) around the review
+        for (const status of ['PAGO', 'RECUSADO']) {
+          const moved = await call<{ success: boolean; error: { code: string } }>(
+            'POST',
+            `${server.url}/api/sandbox/sales/${sale.id}/status`,
+            { headers: merchant.keys, body: { status } },
+          );
+          expect(moved.status, moved.text).toBe(409);
+          expect(moved.body).toMatchObject({ success: false, error: { code: 'CONFLICT' } });
+        }
+        expect(await lookup(sale.id)).toMatchObject({ status: 'EM_PROCESSAMENTO' });
         const review = await reviewOf(sale.id);
         expect(review).toMatchObject({ kind: 'risk', saleId: sale.id });
         const approved = await decide(review!.id, 'approve');
