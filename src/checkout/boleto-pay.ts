@@ -48,6 +48,7 @@ export class PublicBoletos {
     const link = await this.checkout.payableLink(slug);
     offersBoleto(link.methods);
     const amount = amountFor(link, body.amountCents);
+    await this.checkout.refuseWhenUsedUp(link);
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
     return this.issue(
       link.account_id,

@@ -182,6 +182,7 @@ export class PublicCards {
       const link = await this.checkout.payableLink(page.slug);
       offersCard(link.methods);
       const amount = tokenOnly ? 0 : amountFor(link, amountCents);
+      if (!tokenOnly) await this.checkout.refuseWhenUsedUp(link);
       return {
         accountId: link.account_id,
         amount,

@@ -128,6 +128,7 @@ export class PublicCheckout {
       ? await openChargeOfPayer(this.deps.db, { paymentLinkId: link.id }, payer.hash, amount)
       : null;
     if (open) return paymentOf(open, payer.token);
+    await this.refuseWhenUsedUp(link);
     const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
     const expiresIn = Math.max(MIN_CHARGE_SECONDS, Math.min(LINK_CHARGE_SECONDS, leftSeconds ?? Infinity));
     const items = [{ title: link.title, unitPrice: amount, quantity: 1, tangible: false }];
@@ -205,6 +206,21 @@ export class PublicCheckout {
       this.checkPix(session.account_id, charge),
     );
     return this.openPix(session.account_id, { ...charge, expiresIn }, log, origin, payer.token);
+  }
+
+  /**
+   * Before anything is opened at a processor: a link of maxUses whose every use is paid or held by a payment under
+   * way turns a new payer away at once, with no processor call (reserveUse, in the sale's transaction, still
+   * decides between payers arriving together).
+   */
+  async refuseWhenUsedUp(link: LinkRow): Promise<void> {
+    if (link.max_uses === null) return;
+    if ((await reservationsOfLink(this.deps.db, link.id)) >= link.max_uses) {
+      throw new CheckoutGone(
+        'This payment link has been used up: its uses are taken by payments made or in progress',
+        'used_up',
+      );
+    }
   }
 
   /** The link that takes payments under `slug`: unknown → CheckoutNotFound; expired, used up or off → CheckoutGone. */
