@@ -17,6 +17,7 @@ import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { linkToken, Mailbox } from '../support/mailbox.js';
 import {
+  createFeePlan,
   createOperator,
   giveFeePlan,
   inFreshTotpStep,
@@ -279,20 +280,7 @@ describe("the operators' console", () => {
       [account!.id],
     );
     // approval needs a fee plan: with none on the account and no platform default, the dialog asks for one
-    const created = await call<{ id: number }>('POST', `${server.url}/api/ops/fee-plans`, {
-      headers: admin.ops,
-      body: {
-        name: 'Plano Lojas Novas',
-        pixPercent: '0.99',
-        pixFixedCents: 0,
-        boletoFixedCents: 0,
-        creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
-        debitPercent: '1.99',
-        anticipationMonthlyPercent: '3',
-        cashoutFixedCents: 0,
-      },
-    });
-    expect(created.status, created.text).toBe(201);
+    const planId = await createFeePlan(server, admin, 'Plano Lojas Novas');
     await page.getByRole('button', { name: `Aprovar a análise ${review!.id}` }).click();
     const dialog = page.getByRole('dialog', { name: 'Aprovar a análise?' });
     await dialog.getByText('escolha um para aprovar').waitFor();
@@ -310,7 +298,7 @@ describe("the operators' console", () => {
       'SELECT status, fee_plan_id::text FROM accounts WHERE id = $1',
       [account!.id],
     );
-    expect(approved).toEqual({ status: 'active', fee_plan_id: String(created.body.id) });
+    expect(approved).toEqual({ status: 'active', fee_plan_id: String(planId) });
     await page
       .getByRole('button', { name: `Aprovar a análise ${review!.id}` })
       .waitFor({ state: 'detached' });

@@ -114,10 +114,25 @@ export async function inviteThroughConsole(
 
 /** An account put on a fee plan of its own by a finance (or admin) operator, as approval needs one. */
 export async function giveFeePlan(server: TestServer, operator: TestOperator, accountId: number | string) {
+  const planId = await createFeePlan(server, operator);
+  const assigned = await call('POST', `${server.url}/api/ops/accounts/${accountId}/fee-plan`, {
+    headers: operator.ops,
+    body: { planId },
+  });
+  if (assigned.status !== 200) throw new Error(`fee plan assignment: ${assigned.status} ${assigned.text}`);
+  return planId;
+}
+
+/** A fee plan made by a finance (or admin) operator, assigned to nobody; its id. */
+export async function createFeePlan(
+  server: TestServer,
+  operator: TestOperator,
+  name = `Plano ${randomBytes(4).toString('hex')}`,
+): Promise<number> {
   const created = await call<{ id: number }>('POST', `${server.url}/api/ops/fee-plans`, {
     headers: operator.ops,
     body: {
-      name: `Plano ${randomBytes(4).toString('hex')}`,
+      name,
       pixPercent: '0.99',
       pixFixedCents: 0,
       boletoFixedCents: 0,
@@ -128,11 +143,6 @@ export async function giveFeePlan(server: TestServer, operator: TestOperator, ac
     },
   });
   if (created.status !== 201) throw new Error(`fee plan: ${created.status} ${created.text}`);
-  const assigned = await call('POST', `${server.url}/api/ops/accounts/${accountId}/fee-plan`, {
-    headers: operator.ops,
-    body: { planId: created.body.id },
-  });
-  if (assigned.status !== 200) throw new Error(`fee plan assignment: ${assigned.status} ${assigned.text}`);
   return created.body.id;
 }
 
