@@ -113,6 +113,21 @@ describe('errorMeaning', () => {
         'a PIX sale in status PAGO cannot be cancelled (only a PENDENTE PIX, BOLETO or scheduled PIX_AUTOMATICO sale)',
       ),
     ).toBe('Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.');
+    expect(
+      errorMeaning(
+        'INSUFFICIENT_BALANCE',
+        "The platform's available balance lacks 3010 cents for this refund: it needs 15075 cents and has 12065",
+      ),
+    ).toBe(
+      'Sua conta não tem saldo disponível para este estorno: faltam R$\u00a030,10 (o estorno tira R$\u00a0150,75 do disponível, que tem R$\u00a0120,65). Estorne um valor menor ou aguarde novas vendas.',
+    );
+    expect(
+      errorMeaning(
+        'INSUFFICIENT_BALANCE',
+        'Recipient 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41 (Loja da Ana) lacks 500 cents of available balance for this refund: it needs 2000 cents and has 1500',
+      ),
+    ).toMatch(/^O recebedor Loja da Ana não tem saldo disponível para este estorno: faltam R\$\u00a05,00/);
+    expect(errorMeaning('INSUFFICIENT_BALANCE', 'Insufficient balance')).toBe('Saldo insuficiente.');
     expect(errorMeaning('EMAIL_TAKEN', 'ana@gateway.example is already an operator')).toBe(
       'Este e-mail já é de um operador (ou de um convite em aberto).',
     );

@@ -301,6 +301,16 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
         ? `Valor abaixo do mínimo de ${limit}.`
         : `Valor acima do máximo de ${limit}.`;
   }
+  if (code === 'INSUFFICIENT_BALANCE') {
+    // a refund's refusal names who lacks how much (the platform, or a recipient of the split)
+    const m = /lacks (\d+) cents.* needs (\d+) cents.* has (-?\d+)/.exec(message);
+    if (m) {
+      const [lacks, needs, has] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const recipient = /^Recipient \S+ \((.*)\) lacks/.exec(message)?.[1];
+      const whose = recipient ? `O recebedor ${recipient} não tem` : 'Sua conta não tem';
+      return `${whose} saldo disponível para este estorno: faltam ${money(lacks)} (o estorno tira ${money(needs)} do disponível, que tem ${money(Math.max(0, has))}). Estorne um valor menor ou aguarde novas vendas.`;
+    }
+  }
   if (code === 'INVALID_STATUS' && /cannot be cancelled/.test(message)) {
     return 'Esta venda não pode ser cancelada: só uma cobrança pendente (Pix ou boleto) pode.';
   }
