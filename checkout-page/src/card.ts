@@ -109,7 +109,7 @@ export const refusalMessage = (code: string | null): string =>
 
 /**
  * Installments as the select shows them, short enough for a phone: "3x de R$ 100,00 sem juros", or with a
- * remainder on the first "1x R$ 33,34 + 2x R$ 33,33". The payer pays the amount: no interest.
+ * remainder on the first "3x de R$ 33,33 sem juros (a 1ª R$ 33,34)". The payer pays the amount: no interest.
  */
 export function installmentLabel(
   option: {
@@ -124,5 +124,6 @@ export function installmentLabel(
   if (option.firstInstallmentCents === option.installmentCents) {
     return `${option.installments}x de ${money(option.installmentCents)} sem juros`;
   }
-  return `1x ${money(option.firstInstallmentCents)} + ${option.installments - 1}x ${money(option.installmentCents)}`;
+  // the remainder of the division on the first, said as the panel says it: the count first, then the amounts
+  return `${option.installments}x de ${money(option.installmentCents)} sem juros (a 1ª ${money(option.firstInstallmentCents)})`;
 }

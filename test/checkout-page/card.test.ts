@@ -92,6 +92,6 @@ describe("the page's checks of the payer's card", () => {
     });
     expect(installmentLabel(o(1, 10000, 10000, 10000), brl)).toBe('À vista, R$ 100,00');
     expect(installmentLabel(o(2, 5000, 5000, 10000), brl)).toBe('2x de R$ 50,00 sem juros');
-    expect(installmentLabel(o(3, 3333, 3334, 10000), brl)).toBe('1x R$ 33,34 + 2x R$ 33,33');
+    expect(installmentLabel(o(3, 3333, 3334, 10000), brl)).toBe('3x de R$ 33,33 sem juros (a 1ª R$ 33,34)');
   });
 });
