@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardEnding } from '../cards/cards.js';
 import { seriousViolations } from '../support/axe.js';
-import { launch, shot } from '../support/browser.js';
+import { cutFields, launch, shot } from '../support/browser.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -88,5 +88,15 @@ describe('"Nova cobrança" charges a card', () => {
     await page.getByText(`final ${approved.slice(-4)}`, { exact: false }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, 'panel-card-03-paid');
+  });
+
+  it('on a phone, every field the merchant types is read whole (a card number, an e-mail, a phone)', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await newCardCharge(cardEnding('2'));
+    await page.getByLabel('E-mail').fill('maria.silva@example.com.br');
+    expect(await cutFields(page)).toEqual([]);
+    await page.getByText('Todos os dados do pagador são obrigatórios.').waitFor();
+    await shot(page, 'panel-card-04-phone-form');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

@@ -49,3 +49,20 @@ export function cutChoices(page: Page): Promise<string[]> {
     })
     .map((s) => s.id + ': ' + (s.selectedOptions[0]?.text ?? ''))`);
 }
+
+/**
+ * The page's visible text fields (`input`s in `main`) whose value, or placeholder when empty, is wider than the
+ * box: read cut as typed. Each as "id: text".
+ */
+export function cutFields(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('main input')]
+    .filter((i) => i.offsetParent !== null && !['radio', 'checkbox', 'date', 'file'].includes(i.type))
+    .filter((i) => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      const style = getComputedStyle(i);
+      ctx.font = style.font;
+      const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+      return ctx.measureText(i.value || i.placeholder || '').width + padding > i.clientWidth;
+    })
+    .map((i) => i.id + ': ' + (i.value || i.placeholder))`);
+}

@@ -241,6 +241,7 @@ export function NewCharge() {
           )}
           <fieldset>
             <legend>Pagador</legend>
+            <p class="muted">Todos os dados do pagador são obrigatórios.</p>
             <div class="filters">
               {field('name', 'Nome', { maxLength: 200, autocomplete: 'off' })}
               {field('document', 'CPF ou CNPJ', { inputMode: 'numeric', maxLength: 20 })}
