@@ -256,7 +256,7 @@ export const api = {
     tabs?.postMessage({ user: r.user.id });
     return r.user;
   },
-  /** Whether this gateway takes sign-ups (its route is there only with SIGNUP=on). */
+  /** Whether this gateway takes sign-ups (SIGNUP=on). */
   signupOpen: () =>
     request<{ open: boolean }>('GET', '/api/signup').then(
       (r) => r.open,

@@ -46,20 +46,22 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
 
   const slots = new UploadSlots(DOCUMENTS_AT_ONCE, DOCUMENTS_PER_ACCOUNT);
 
-  if (deps.signup) {
-    app.get(
-      '/api/signup',
-      {
-        config: { ...A, permission: 'public' },
-        schema: {
-          tags: ['panel'],
-          summary: 'Whether anyone may sign up here (SIGNUP=on); without it this route is not there (404)',
-          response: { 200: Type.Object({ open: Type.Literal(true) }) },
-        },
+  // asked by the panel's login page to offer "Criar conta" or not: answered either way, so that a gateway
+  // without sign-up leaves no 404 in every visitor's browser console
+  app.get(
+    '/api/signup',
+    {
+      config: { ...A, permission: 'public' },
+      schema: {
+        tags: ['panel'],
+        summary: 'Whether anyone may sign up here (SIGNUP=on); without it, POST /api/signup is not there (404)',
+        response: { 200: Type.Object({ open: Type.Boolean() }) },
       },
-      async () => ({ open: true as const }),
-    );
+    },
+    async () => ({ open: deps.signup }),
+  );
 
+  if (deps.signup) {
     app.post(
       '/api/signup',
       {

@@ -260,6 +260,9 @@ describe('without SIGNUP', () => {
     const off = await startServer();
     try {
       expect((await call('POST', `${off.url}/api/signup`, { body: signupBody() })).status).toBe(404);
+      // the login page asks whether to offer sign-up: told no, not a 404
+      const asked = await call<{ open: boolean }>('GET', `${off.url}/api/signup`);
+      expect([asked.status, asked.body]).toEqual([200, { open: false }]);
     } finally {
       await off.close();
     }
