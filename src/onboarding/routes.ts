@@ -54,7 +54,8 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
       config: { ...A, permission: 'public' },
       schema: {
         tags: ['panel'],
-        summary: 'Whether anyone may sign up here (SIGNUP=on); without it, POST /api/signup is not there (404)',
+        summary:
+          'Whether anyone may sign up here (SIGNUP=on); without it, POST /api/signup is not there (404)',
         response: { 200: Type.Object({ open: Type.Boolean() }) },
       },
     },
