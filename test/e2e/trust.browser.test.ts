@@ -108,6 +108,12 @@ describe('trust controls in the panel', () => {
       type: 'TEST',
       webhookId: created.body.id,
     });
+    // the delivery list shows it delivered by itself, without "Atualizar"
+    await page
+      .getByRole('table', { name: 'Entregas' })
+      .getByRole('cell', { name: 'Entregue' })
+      .first()
+      .waitFor();
 
     await page.getByLabel('O segredo atual continua assinando por').selectOption('24');
     await page.getByRole('button', { name: 'Trocar segredo' }).click();

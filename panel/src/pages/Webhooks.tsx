@@ -182,9 +182,28 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
   useEffect(() => {
     void load();
   }, [hook.id]);
+  // a delivery just queued (a test event, a resend) is read again by itself a few times, until it has an outcome:
+  // the list shows it delivered without the merchant pressing "Atualizar"
+  const [polls, setPolls] = useState(0);
+  useEffect(() => {
+    if (!deliveries?.some((d) => d.status === 'PENDING') || polls >= 8) return;
+    const timer = setTimeout(() => {
+      setPolls((n) => n + 1);
+      void load();
+    }, 1500);
+    return () => clearTimeout(timer);
+  }, [deliveries]);
   return (
     <>
-      <WebhookHealth hook={hook} loads={loads} onChanged={onChanged} onQueued={() => void load()} />
+      <WebhookHealth
+        hook={hook}
+        loads={loads}
+        onChanged={onChanged}
+        onQueued={() => {
+          setPolls(0);
+          void load();
+        }}
+      />
       <WebhookForm
         title={`Editar ${hook.webhookUrl}`}
         initial={hook}
