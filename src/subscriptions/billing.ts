@@ -689,6 +689,14 @@ export class SubscriptionBiller {
     const endedBefore = isFinal(sub.status);
     const events: SubscriptionEvent[] = [];
     if (current && !endedBefore) sub.lease_until = null;
+    if (current && !endedBefore && sub.cancel_at_period_end) {
+      // a period the customer declined after its charge was issued (a Pix or boleto sent days before it): that
+      // charge was made unpayable, so no dunning and no e-mail; the subscription ends when the period would have
+      // started (claimOne cancels it then)
+      sub.next_charge_at = startOf(period.start);
+      await saveSubscription(tx, sub);
+      return;
+    }
     if (current && !endedBefore && sub.status !== 'unpaid') {
       const now = new Date();
       if (charge.attempt === 1 || sub.first_failed_at === null) sub.first_failed_at = now;

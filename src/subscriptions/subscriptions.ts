@@ -458,31 +458,51 @@ export class Subscriptions {
    * that would start the next period cancels it instead). A cancelled subscription stays as it is.
    */
   async cancel(accountId: number, id: string, atPeriodEnd: boolean): Promise<SubscriptionView> {
-    const { view, subscriptionId } = await this.db.tx(async (tx) => {
+    const { view, ended, laterThan } = await this.db.tx(async (tx) => {
       const found = await this.owned(tx, accountId, id);
       const sub = (await lockSubscription(tx, found.id))!;
-      if (isFinal(sub.status)) return { view: (await this.views(tx, [sub]))[0]!, subscriptionId: null };
+      if (isFinal(sub.status))
+        return { view: (await this.views(tx, [sub]))[0]!, ended: null, laterThan: null };
       if (atPeriodEnd) {
         sub.cancel_at_period_end = true;
-        return { view: (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!, subscriptionId: null };
+        const saved = await saveSubscription(tx, sub);
+        // a charge already issued for a period not started yet (a Pix or boleto sent days before it) would
+        // start the period the customer just declined: it is made unpayable, the current period's left as it is
+        const [who] = (await subscribersOf(tx, [saved])).values();
+        const today = localDateOf(new Date());
+        const later = who
+          ? (await openCharges(tx, 10, 0, { subscriptionId: saved.id }))
+              .filter((c) => periodOf(saved, who.plan, c.period_index).start > today)
+              .map((c) => c.id)
+          : [];
+        return { view: (await this.views(tx, [saved]))[0]!, ended: saved, laterThan: later };
       }
-      return { view: await this.cancelNow(tx, sub), subscriptionId: sub.id };
+      return { view: await this.cancelNow(tx, sub), ended: sub, laterThan: null };
     });
-    if (subscriptionId !== null) {
-      await this.cancelOpenCharges({
-        id: subscriptionId,
-        account_id: accountId,
-        payment_method: view.paymentMethod,
-      });
+    if (ended !== null && (laterThan === null || laterThan.length > 0)) {
+      await this.cancelOpenCharges(
+        { id: ended.id, account_id: accountId, payment_method: view.paymentMethod },
+        laterThan ?? undefined,
+      );
     }
     return view;
   }
 
-  /** A PIX or boleto charge an ended subscription left open is made unpayable (a card's is never open). */
-  async cancelOpenCharges(sub: Pick<SubscriptionRow, 'id' | 'account_id' | 'payment_method'>): Promise<void> {
+  /**
+   * A PIX or boleto charge an ended subscription left open is made unpayable (a card's is never open); `only`:
+   * those tries alone (the periods a cancellation at the period's end declined).
+   */
+  async cancelOpenCharges(
+    sub: Pick<SubscriptionRow, 'id' | 'account_id' | 'payment_method'>,
+    only?: number[],
+  ): Promise<void> {
     if (!this.settings.cancelOpenCharge || sub.payment_method === 'CREDIT_CARD') return;
-    for (const open of await openCharges(this.db, 10, 0, { subscriptionId: sub.id })) {
-      await this.settings.cancelOpenCharge(sub.account_id, open.sale_id!);
+    const open = await openCharges(this.db, 10, 0, {
+      subscriptionId: sub.id,
+      ...(only ? { chargeIds: only } : {}),
+    });
+    for (const charge of open) {
+      await this.settings.cancelOpenCharge(sub.account_id, charge.sale_id!);
     }
   }
 

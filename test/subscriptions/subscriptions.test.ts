@@ -345,6 +345,42 @@ describe('subscriptions by card', () => {
     expect(await eventsOf(made.body.id)).toEqual(REFUSED_UNTIL_EXPIRED);
   });
 
+  it("cancelled at the period end after the next period's Pix was issued: that charge is made unpayable, no dunning, and it ends then", async () => {
+    const customerId = await customer();
+    const planId = await plan();
+    const made = await subscribe({ customerId, planId, paymentMethod: 'PIX', startDate: todaySp() });
+    expect(made.status, made.text).toBe(201);
+    const [first] = await firstSales(made.body.id);
+    expect((await api('POST', `/api/sandbox/sales/${first!.uuid}/status`, { status: 'PAGO' })).status).toBe(
+      200,
+    );
+    await waitUntil(
+      async () => (await api<Sub>('GET', `/api/subscriptions/${made.body.id}`)).body.status === 'active',
+    );
+    // the next period's Pix is issued (days before it starts), then the customer cancels at the period's end
+    await advance(made.body.id);
+    const next = await waitUntil(async () => {
+      const sales = await salesOf(made.body.id);
+      return sales.length === 2 && sales.find((s) => s.status === 'PENDENTE');
+    });
+    const atEnd = await api<Sub>('POST', `/api/subscriptions/${made.body.id}/cancel`, { atPeriodEnd: true });
+    expect(atEnd.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    await waitUntil(
+      async () => (await salesOf(made.body.id)).find((s) => s.uuid === next.uuid)?.status === 'CANCELADO',
+    );
+    // no dunning for a period the customer declined: still active, ending when that period would start
+    const after = await waitUntil(async () => {
+      const s = await api<Sub>('GET', `/api/subscriptions/${made.body.id}`);
+      return (
+        s.body.nextChargeAt === fromSaoPaulo(`${s.body.currentPeriodEnd}T00:00:00`).toISOString() && s.body
+      );
+    });
+    expect(after).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    expect(await eventsOf(made.body.id)).not.toContain('subscription.past_due');
+    const ended = await advance(made.body.id);
+    expect(ended.body.status).toBe('canceled');
+  });
+
   it('a first period not paid within 23 hours expires: the running scheduler ends it and cancels its open charge', async () => {
     const customerId = await customer();
     const planId = await plan();
