@@ -99,12 +99,22 @@ describe('Assinaturas and Clientes', () => {
 
     await row.getByRole('button', { name: /Cancelar no fim do período/ }).click();
     await row.getByText('(termina no fim do período)').waitFor();
-    const after = await api<{ cancelAtPeriodEnd: boolean; status: string }>(
+    const after = await api<{ cancelAtPeriodEnd: boolean; status: string; currentPeriodEnd: string }>(
       'GET',
       `/api/subscriptions/${sub.body.id}`,
     );
     expect(after.body).toMatchObject({ cancelAtPeriodEnd: true, status: 'trialing' });
+    // no next charge is promised for it: the row says when it ends
+    await row
+      .getByText(`Nenhuma: termina em ${after.body.currentPeriodEnd.split('-').reverse().join('/')}`)
+      .waitFor();
     await clean(page, 'panel-subscriptions-02-cancel-at-end');
+    // cancelling now is asked first: dismissed, nothing changes
+    page.once('dialog', (d) => void d.dismiss());
+    await row.getByRole('button', { name: /Cancelar agora/ }).click();
+    expect((await api<{ status: string }>('GET', `/api/subscriptions/${sub.body.id}`)).body.status).toBe(
+      'trialing',
+    );
 
     await menu.getByRole('link', { name: 'Clientes' }).click();
     await page.getByRole('heading', { level: 1, name: 'Clientes' }).waitFor();

@@ -162,7 +162,12 @@ const ADDRESS_FIELDS: [keyof Address, string, number][] = [
 /** What the merchant reads once a subscription is made: who is e-mailed what. */
 function madeText(sub: Subscription, customer: Customer): string {
   if (sub.paymentMethod === 'CREDIT_CARD' && !sub.cardId) {
-    return `Assinatura criada. ${customer.name} recebe por e-mail a página da assinatura para cadastrar o cartão; a primeira cobrança é feita quando o cartão for salvo.`;
+    // a trial is not charged before it ends, card saved or not
+    const first =
+      sub.status === 'trialing'
+        ? 'a primeira cobrança é feita no fim do período de teste'
+        : 'a primeira cobrança é feita quando o cartão for salvo';
+    return `Assinatura criada. ${customer.name} recebe por e-mail a página da assinatura para cadastrar o cartão; ${first}.`;
   }
   if (sub.paymentMethod === 'CREDIT_CARD')
     return 'Assinatura criada. O cartão salvo é cobrado a cada período.';

@@ -39,7 +39,11 @@ function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscri
       <button
         type="button"
         class="link"
-        onClick={() => cancel(false)}
+        onClick={() => {
+          // ends it at once, its open charge with it: asked, as every other cancel in the panel is
+          if (!window.confirm('Cancelar esta assinatura agora? Não haverá novas cobranças.')) return;
+          void cancel(false);
+        }}
         aria-label={`Cancelar agora a assinatura ${sub.id}`}
       >
         Cancelar agora
@@ -148,7 +152,13 @@ export function Subscriptions() {
               <td class="text">
                 {day(s.currentPeriodStart)} a {day(s.currentPeriodEnd)}
               </td>
-              <td class="text">{s.nextChargeAt ? date(s.nextChargeAt) : '—'}</td>
+              <td class="text">
+                {s.cancelAtPeriodEnd
+                  ? `Nenhuma: termina em ${day(s.currentPeriodEnd)}`
+                  : s.nextChargeAt
+                    ? date(s.nextChargeAt)
+                    : '—'}
+              </td>
               <td>
                 <CancelButtons sub={s} onDone={replace} />
               </td>
