@@ -37,6 +37,14 @@ export const DOCUMENT_KIND: Record<string, string> = {
   proof_of_address: 'Comprovante de endereço',
 };
 
+/** An anticipation's status (the console's Antecipações, its audit entries). */
+export const ANTICIPATION_STATUS: Record<string, string> = {
+  requested: 'Aguardando decisão',
+  approved: 'Aprovada',
+  rejected: 'Recusada',
+  paid: 'Paga',
+};
+
 export const REVIEW_KIND: Record<string, string> = { onboarding: 'Cadastro', risk: 'Risco' };
 
 export const WITHDRAWAL_QUEUE: Record<string, string> = {

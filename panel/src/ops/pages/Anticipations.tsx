@@ -3,13 +3,7 @@ import { date, money } from '../../ui/format';
 import { ErrorText, Table, useAttempt } from '../../ui/kit';
 import { api, type OpsAnticipation, reaches } from '../api';
 import { Decision } from '../Decision';
-
-const STATUS: Record<string, string> = {
-  requested: 'Aguardando decisão',
-  approved: 'Aprovada',
-  rejected: 'Recusada',
-  paid: 'Paga',
-};
+import { ANTICIPATION_STATUS } from '../labels';
 
 /** Antecipações: every account's, those waiting first; finance approves (paid at once) or rejects. */
 export function Anticipations() {
@@ -47,7 +41,7 @@ export function Anticipations() {
               <td>{money(a.feeCents)}</td>
               <td>{money(a.netCents)}</td>
               <td>{a.receivables.length}</td>
-              <td>{STATUS[a.status] ?? a.status}</td>
+              <td>{ANTICIPATION_STATUS[a.status] ?? a.status}</td>
               <td>
                 {a.status === 'requested' && reaches('finance') ? (
                   <>

@@ -3,7 +3,14 @@ import { date, money } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { label, WITHDRAWAL_STATUS } from '../../ui/labels';
 import { type AuditPage, api } from '../api';
-import { ACCOUNT_STATUS, AUDIT_ACTION, AUDIT_ACTOR, auditTarget, OPERATOR_ROLE } from '../labels';
+import {
+  ACCOUNT_STATUS,
+  ANTICIPATION_STATUS,
+  AUDIT_ACTION,
+  AUDIT_ACTOR,
+  auditTarget,
+  OPERATOR_ROLE,
+} from '../labels';
 
 type Entry = AuditPage['data'][number];
 
@@ -36,11 +43,8 @@ const VALUE: Record<string, string> = {
   ...WITHDRAWAL_STATUS,
   ...ACCOUNT_STATUS,
   ...OPERATOR_ROLE,
+  ...ANTICIPATION_STATUS,
   open: 'Aberta',
-  requested: 'Aguardando decisão',
-  approved: 'Aprovada',
-  rejected: 'Recusada',
-  paid: 'Paga',
   resumed: 'Retomados',
   held: 'Retidos',
   released: 'Liberados',
