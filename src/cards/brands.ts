@@ -1,6 +1,15 @@
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'elo', 'hipercard'] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
+/** A brand as a person reads it (an e-mail's "cartão Visa final 1234"). */
+export const BRAND_NAMES: Record<CardBrand, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  elo: 'Elo',
+  hipercard: 'Hipercard',
+};
+
 /** Inclusive ranges of the first six digits (BIN), from the brands' public lists. */
 type BinRange = readonly [number, number];
 

@@ -1,7 +1,7 @@
 // The cards module's front door: what the other modules and app.ts use of it (the CLI enters by cli.ts).
 export type { Acquirer } from './acquirer.js';
 export { acquirerFor } from './acquirers.js';
-export type { CardBrand } from './brands.js';
+export { BRAND_NAMES, type CardBrand } from './brands.js';
 export { CardRefunds } from './card-refunds.js';
 export { CardSales, RISK_HOLD_EXPIRY_EVERY_MS } from './card-sales.js';
 export { type AcquirerChargeback, cieloChargebackSource } from './chargebacks.js';

@@ -1,4 +1,5 @@
 import { accountName } from '../accounts/index.js';
+import { BRAND_NAMES, type CardBrand } from '../cards/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { unseal } from '../platform/crypto/sealed.js';
 import type { Queryable } from '../platform/db/db.js';
@@ -6,6 +7,7 @@ import { formatBrl } from '../platform/money/money.js';
 import { greeting, nameForMail } from '../platform/text/names.js';
 import type { SaleRow } from '../sales/index.js';
 import type { PlanRow, SubscriptionRow } from './data.js';
+import { localDateOf } from './periods.js';
 
 /** What an e-mail reads of a subscription's customer and plan (the subscriptions' `Subscriber`). */
 interface Subscriber {
@@ -118,6 +120,49 @@ export async function mailFailure(
         url: billingUrl(mail, sub),
       },
       footnote: 'Você recebe este e-mail porque tem uma assinatura.',
+    }),
+  });
+}
+
+/**
+ * A subscription that charges by itself (a saved card, or a Pix Automático mandate), to the customer when it is
+ * made: what it costs, how and when it is charged, and their page, where they change the card or cancel. The
+ * other subscriptions' first e-mail already links that page (a charge's, or the card wanted). Once per
+ * subscription.
+ */
+export async function mailStarted(
+  tx: Queryable,
+  mail: Outbox,
+  sub: SubscriptionRow,
+  who: Subscriber,
+  card: { brand: CardBrand; lastFour: string } | null,
+): Promise<void> {
+  const amount = formatBrl(who.plan.amount_cents);
+  const merchant = nameForMail((await accountName(tx, sub.account_id)) ?? '', '');
+  const how = card
+    ? `no cartão ${BRAND_NAMES[card.brand] ?? card.brand} final ${card.lastFour}`
+    : 'pelo Pix Automático que você autorizou no seu banco';
+  const first =
+    sub.status === 'trialing' && sub.trial_end
+      ? `O teste grátis vai até ${brDate(sub.trial_end)}: a primeira cobrança é feita no fim do teste.`
+      : sub.current_period_start > localDateOf(new Date())
+        ? `A primeira cobrança é feita em ${brDate(sub.current_period_start)}.`
+        : 'A primeira cobrança é feita hoje.';
+  await queueMail(tx, mail, {
+    cause: `subscription-started:${sub.uuid}`,
+    to: who.customer.email,
+    ...renderMail({
+      subject: subjectOf(who, 'assinatura criada'),
+      paragraphs: withTestNote(mail, [
+        greeting(who.customer.name),
+        `${capital(subscriptionOf(who))}${merchant ? ` de ${merchant}` : ''} (${amount} por período) foi criada para você, com as cobranças ${how}.`,
+        first,
+        card
+          ? 'Na página da assinatura você vê as cobranças, troca o cartão e pode cancelar.'
+          : 'Na página da assinatura você vê as cobranças e pode cancelar.',
+      ]),
+      action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
+      footnote: 'Você recebe este e-mail porque uma assinatura foi criada para você.',
     }),
   });
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type BoletoAddressIn, BoletoInputError, boletoAddress } from '../boletos/index.js';
-import { savedCardsOf } from '../cards/index.js';
+import { type SavedCardView, savedCardsOf } from '../cards/index.js';
 import { type CustomerRow, customersById, findCustomer } from '../customers/index.js';
 import { findRecurrence, type MandateCharges, type RecurrenceRow, recurrencesById } from '../pix/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
@@ -34,7 +34,7 @@ import {
   saveSubscriptions,
   updatePlan,
 } from './data.js';
-import { mailCardWanted, type SubscriptionMail } from './mails.js';
+import { mailCardWanted, mailStarted, type SubscriptionMail } from './mails.js';
 import { freeMandatesOf } from './mandates.js';
 import {
   INCOMPLETE_HOURS,
@@ -364,7 +364,8 @@ export class Subscriptions {
           `paymentMethod ${input.paymentMethod} is not one of the plan's methods (${plan.methods.join(', ')})`,
         );
       }
-      const cardId = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
+      const card = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
+      const cardId = card?.id ?? null;
       // the split is checked as a charge's of the plan's amount by this method: every period's sale carries it
       await checkSplitOf(tx, accountId, input.split, [
         { amount: plan.amount_cents, method: { paymentMethod: input.paymentMethod, installments: 1 } },
@@ -422,7 +423,11 @@ export class Subscriptions {
       const who = { customer, plan, nextPlan: null, mandate };
       const view = subscriptionView(saved, who, this.settings);
       await notifySubscription(tx, 'subscription.created', view, accountId, saved.id);
-      if (cardWanted && this.settings.mail) await mailCardWanted(tx, this.settings.mail, saved, who);
+      if (this.settings.mail) {
+        if (cardWanted) await mailCardWanted(tx, this.settings.mail, saved, who);
+        // charged by itself: no other e-mail would give the customer their page before the money moves
+        else if (card || mandate) await mailStarted(tx, this.settings.mail, saved, who, card);
+      }
       return view;
     });
   }
@@ -596,7 +601,8 @@ export class Subscriptions {
         sub.next_plan_id = plan.id === sub.plan_id ? null : plan.id;
       }
       if (change.cardId !== undefined) {
-        sub.card_id = await this.checkCard(tx, sub.payment_method, sub.customer_id, change.cardId);
+        sub.card_id =
+          (await this.checkCard(tx, sub.payment_method, sub.customer_id, change.cardId))?.id ?? null;
         this.retryNowWhenDue(sub);
       }
       return (await this.views(tx, [await saveSubscription(tx, sub)]))[0]!;
@@ -624,7 +630,7 @@ export class Subscriptions {
     method: SubscriptionMethod,
     customerId: number,
     cardId: string | undefined,
-  ): Promise<string | null> {
+  ): Promise<SavedCardView | null> {
     if (method !== 'CREDIT_CARD') {
       if (cardId !== undefined) throw validation('cardId applies to CREDIT_CARD subscriptions only');
       return null;
@@ -634,7 +640,7 @@ export class Subscriptions {
     const cards = (await savedCardsOf(q, [customerId])).get(customerId) ?? [];
     const card = cards.find((c) => c.id === cardId.toLowerCase());
     if (!card) throw validation('cardId is not a saved card of this customer');
-    return card.id;
+    return card;
   }
 
   /**

@@ -218,6 +218,31 @@ describe('subscriptions by card', () => {
     ]);
   });
 
+  it('on a saved card: the customer is e-mailed their page when it is made, the only e-mail before a charge', async () => {
+    const customerId = await customer('cartao-salvo@example.com');
+    const cardId = await savedCard(customerId, '1');
+    const planId = await plan({ name: 'Clube do Café' });
+    const made = await subscribe({ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId });
+    expect(made.status, made.text).toBe(201);
+    const mail = await mailbox.waitFor('cartao-salvo@example.com', /Clube do Café: assinatura criada/);
+    expect(mail.text).toContain(made.body.billingUrl);
+    expect(mail.text).toMatch(/com as cobranças no cartão Visa final \d{4}/);
+    expect(mail.text).toContain(
+      `A primeira cobrança é feita em ${tomorrowSp().split('-').reverse().join('/')}`,
+    );
+    expect(mail.text).toContain('troca o cartão e pode cancelar');
+    // paid, it is not e-mailed again (once per subscription); a Pix one is not told twice (its charge says it)
+    expect((await advance(made.body.id)).body.status).toBe('active');
+    const pixCustomer = await customer('pix-sem-boas-vindas@example.com');
+    const pix = await subscribe({ customerId: pixCustomer, planId: await plan(), paymentMethod: 'PIX' });
+    expect(pix.status, pix.text).toBe(201);
+    await advance(pix.body.id);
+    await mailbox.waitFor('pix-sem-boas-vindas@example.com', /cobrança de/);
+    const started = (to: string) =>
+      mailbox.to(to).filter((m) => m.subject.includes('assinatura criada')).length;
+    expect([started('cartao-salvo@example.com'), started('pix-sem-boas-vindas@example.com')]).toEqual([1, 0]);
+  });
+
   it('with a trial start trialing and charge when the trial ends', async () => {
     const customerId = await customer();
     const cardId = await savedCard(customerId, '4');
@@ -280,9 +305,10 @@ describe('subscriptions by card', () => {
     const ended = await advance(made.body.id);
     expect(ended.status).toBe(409);
     expect(ended.body).toEqual({ message: expect.any(String), error: expect.any(String) });
-    await waitUntil(() => mailbox.messages.filter((m) => m.to === 'dunning@example.com').length >= 4);
-    const mail = mailbox.messages.find((m) => m.to === 'dunning@example.com')!;
-    expect(mail.subject).toContain('não conseguimos cobrar');
+    const dunning = () =>
+      mailbox.messages.filter((m) => m.to === 'dunning@example.com' && m.subject.includes('não conseguimos'));
+    await waitUntil(() => dunning().length >= 4);
+    const mail = dunning()[0]!;
     expect(mail.text).toContain(made.body.billingUrl);
 
     const changed = await api<Sub>('PATCH', `/api/subscriptions/${made.body.id}`, { cardId: good });
