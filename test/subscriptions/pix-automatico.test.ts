@@ -114,6 +114,12 @@ describe('a PIX subscription with the customer’s mandate', () => {
       [made.body.id],
     );
     expect(charges!.paid).toBe(2);
+    // debited with no e-mail of its own: the customer is e-mailed their page once, when it is made
+    const mails = await server.runtime.platform.db.query<{ subject: string }>(
+      'SELECT subject FROM mail_messages WHERE cause LIKE $1',
+      [`subscription-%:${made.body.id}:%`],
+    );
+    expect(mails.map((r) => r.subject)).toEqual([expect.stringMatching(/: assinatura criada$/)]);
   });
 
   it('idRec is checked: unknown, another payer’s, another amount, not PIX, in use → 400 with nothing written', async () => {
