@@ -32,8 +32,9 @@ const view = (r: SavedCardRow): SavedCardView => ({
 
 /**
  * Saves a card for a customer from a one-time card token of the same account (used here, so it charges nothing
- * else): the acquirer's reusable token it holds stays sealed, the card's only trace. Null: the token is unknown,
- * another account's, used or expired.
+ * else): the acquirer's reusable token it holds stays sealed, the card's only trace. The customer's card on file
+ * with the same number and expiry is that card, renewed, not a second one. Null: the token is unknown, another
+ * account's, used or expired.
  */
 export async function saveCard(
   tx: Queryable,
@@ -43,6 +44,35 @@ export async function saveCard(
 ): Promise<SavedCardView | null> {
   const used = await takeToken(tx, accountId, token);
   if (!used) return null;
+  if (used.fingerprint) {
+    // the same card again (its number and expiry) for this customer, as a billing page's card change with the
+    // card already on file: one card on file, its acquirer token renewed, its id (and the subscriptions naming
+    // it) kept
+    const [same] = await tx.query<SavedCardRow & { old_token_id: number }>(
+      `WITH same AS (
+         SELECT s.id, s.card_token_id FROM saved_cards s JOIN card_tokens t ON t.id = s.card_token_id
+          WHERE s.customer_id = $2 AND s.account_id = $3 AND s.deleted_at IS NULL
+            AND t.fingerprint = $4 AND t.exp_month = $5 AND t.exp_year = $6
+          ORDER BY s.id LIMIT 1 FOR UPDATE OF s)
+       UPDATE saved_cards s SET card_token_id = $1 FROM same WHERE s.id = same.id
+       RETURNING s.uuid, s.customer_id, same.card_token_id AS old_token_id, $7::text AS brand,
+                 $8::text AS last_four, $5::int AS exp_month, $6::int AS exp_year`,
+      [
+        used.id,
+        customerId,
+        accountId,
+        used.fingerprint,
+        used.exp_month,
+        used.exp_year,
+        used.brand,
+        used.last_four,
+      ],
+    );
+    if (same) {
+      await tx.query(`UPDATE card_tokens SET acquirer_token_sealed = '' WHERE id = $1`, [same.old_token_id]);
+      return view(same);
+    }
+  }
   const [row] = await tx.query<SavedCardRow>(
     `INSERT INTO saved_cards (uuid, account_id, customer_id, card_token_id) VALUES ($1, $2, $3, $4)
      RETURNING uuid, customer_id, $5::text AS brand, $6::text AS last_four, $7::int AS exp_month, $8::int AS exp_year`,

@@ -135,6 +135,45 @@ describe('customers', () => {
     expect((await api<CustomerBody>('GET', `/api/customers/${customer.id}`)).body.cards).toHaveLength(1);
   });
 
+  it('saving the card on file again renews it: one card, its id kept, charged by the new token', async () => {
+    const customer = (await api<CustomerBody>('POST', '/api/customers', CUSTOMER)).body;
+    const number = cardEnding('9');
+    const first = await api<{ id: string }>('POST', `/api/customers/${customer.id}/cards`, {
+      token: await tokenFor(number),
+    });
+    expect(first.status, first.text).toBe(201);
+    const again = await api<{ id: string; lastFour: string }>('POST', `/api/customers/${customer.id}/cards`, {
+      token: await tokenFor(number),
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body).toMatchObject({ id: first.body.id, lastFour: number.slice(-4) });
+    // another expiry is another card (a renewed plastic): kept beside it
+    const renewed = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': merchant.publicKey },
+      body: cardBody(number, { expYear: new Date().getUTCFullYear() + 3 }),
+    });
+    const other = await api<{ id: string }>('POST', `/api/customers/${customer.id}/cards`, {
+      token: renewed.body.token,
+    });
+    expect(other.body.id).not.toBe(first.body.id);
+    const cards = (await api<CustomerBody>('GET', `/api/customers/${customer.id}`)).body.cards;
+    expect(cards.map((c) => c.id)).toEqual([first.body.id, other.body.id]);
+    // the renewed token charges; the one it replaced is wiped
+    const sale = await api<SaleBody>(
+      'POST',
+      '/api/transactions',
+      saleInput({ paymentMethod: 'CREDIT_CARD', card: { cardId: first.body.id } }),
+    );
+    expect(sale.status, sale.text).toBe(201);
+    expect(sale.body.status).toBe('PAGO');
+    const [tokens] = await server.runtime.platform.db.query<{ wiped: number }>(
+      `SELECT count(*) FILTER (WHERE t.acquirer_token_sealed = '')::int AS wiped
+         FROM card_tokens t WHERE t.account_id = $1 AND t.last_four = $2`,
+      [merchant.accountId, number.slice(-4)],
+    );
+    expect(tokens!.wiped).toBe(1);
+  });
+
   it('keeps no card number anywhere', async () => {
     expectNoCardData('the database', await dumpData(server.databaseUrl), numbers, ['731']);
   });
