@@ -2914,6 +2914,7 @@ export interface paths {
                          *         "expiresAt": "2026-11-25T13:45:12.345Z",
                          *         "lastUsedAt": "2026-11-25T13:45:12.345Z",
                          *         "lastUsedIp": "203.0.113.7",
+                         *         "createdBy": "pedido-1001",
                          *         "needsReview": true
                          *       }
                          *     ]
@@ -2921,6 +2922,8 @@ export interface paths {
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The e-mail of the team member who made the key (or last narrowed it); null for an operator's command, or a member since removed */
+                            createdBy: string | null;
                             expiresAt: string | null;
                             id: number;
                             /** @description May lag by up to a minute */
@@ -3352,12 +3355,15 @@ export interface paths {
                          *       "expiresAt": "2026-11-25T13:45:12.345Z",
                          *       "lastUsedAt": "2026-11-25T13:45:12.345Z",
                          *       "lastUsedIp": "203.0.113.7",
+                         *       "createdBy": "pedido-1001",
                          *       "needsReview": true
                          *     }
                          */
                         "application/json": {
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The e-mail of the team member who made the key (or last narrowed it); null for an operator's command, or a member since removed */
+                            createdBy: string | null;
                             expiresAt: string | null;
                             id: number;
                             /** @description May lag by up to a minute */

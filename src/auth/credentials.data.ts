@@ -25,6 +25,7 @@ export interface CredentialRow {
 /** A listed key with its creator's role now (null: an operator's key, or its creator was removed). */
 export interface ListedCredentialRow extends CredentialRow {
   creator_role: Role | null;
+  creator_email: string | null;
 }
 
 export interface NewCredential {
@@ -54,7 +55,7 @@ export async function insertCredential(
 /** Keys not revoked, expired ones included (the list shows when they stopped working). */
 export function listCredentials(q: Queryable, accountId: number): Promise<ListedCredentialRow[]> {
   return q.query<ListedCredentialRow>(
-    `SELECT c.*, u.role AS creator_role
+    `SELECT c.*, u.role AS creator_role, u.email AS creator_email
        FROM api_credentials c LEFT JOIN users u ON u.id = c.created_by_user_id
       WHERE c.account_id = $1 AND c.revoked_at IS NULL
       ORDER BY c.created_at DESC, c.id DESC`,

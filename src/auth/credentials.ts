@@ -29,6 +29,8 @@ export interface CredentialView {
   expiresAt: string | null;
   lastUsedAt: string | null;
   lastUsedIp: string | null;
+  /** The team member who made it or last narrowed it (null: an operator's command, or a member removed). */
+  createdBy: string | null;
   /** Wider than what its creator may do now (demoted or removed): an owner or admin should roll, narrow or revoke it. */
   needsReview: boolean;
 }
@@ -149,6 +151,7 @@ export class CredentialService {
       expiresAt: r.expires_at?.toISOString() ?? null,
       lastUsedAt: r.last_used_at?.toISOString() ?? null,
       lastUsedIp: r.last_used_ip,
+      createdBy: r.creator_email,
       needsReview: needsReview(r),
     }));
   }

@@ -96,6 +96,10 @@ export const CredentialView = Type.Object({
     description: 'May lag by up to a minute',
   }),
   lastUsedIp: Type.Union([Type.String(), Type.Null()]),
+  createdBy: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The e-mail of the team member who made the key (or last narrowed it); null for an operator's command, or a member since removed",
+  }),
   needsReview: Type.Boolean({
     description:
       'The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or ' +

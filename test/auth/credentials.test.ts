@@ -100,6 +100,7 @@ describe('GET /api/credentials', () => {
     for (const c of res.body) {
       expect(Object.keys(c).sort()).toEqual([
         'createdAt',
+        'createdBy',
         'expiresAt',
         'id',
         'lastUsedAt',
@@ -112,6 +113,8 @@ describe('GET /api/credentials', () => {
     }
     expect(res.text).not.toContain('sk_');
     expect(res.body[0]).toMatchObject({ publicKey: third.body.publicKey, lastUsedAt: null });
+    // who made each: the owner who signed in
+    expect(res.body.map((c) => c.createdBy)).toEqual([m.email, m.email, m.email]);
   });
 
   it('records when a pair was last used', async () => {

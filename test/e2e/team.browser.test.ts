@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { launch, shot } from '../support/browser.js';
+import { login } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { linkToken, Mailbox } from '../support/mailbox.js';
@@ -126,6 +127,76 @@ describe('the team in the panel', () => {
     });
   });
 
+  it("a withdrawal asked for by the owner's own key is not offered to the owner's approval, only declined", async () => {
+    const { cookie, csrf } = await login(server, OWNER.email, OWNER.password);
+    const key = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      {
+        headers: { cookie, 'x-csrf-token': csrf },
+        body: { name: 'Loja virtual', scope: 'full' },
+      },
+    );
+    expect(key.status, key.text).toBe(201);
+    const asked = await call<{ id: number }>('POST', `${server.url}/api/public/cashout`, {
+      headers: { 'x-api-public-key': key.body.publicKey, 'x-api-private-key': key.body.privateKey },
+      body: { amount: 700, pixKey: '52998224725' },
+    });
+    expect(asked.status, asked.text).toBe(201);
+    // the page the owner left open after the last approval: read again
+    await owner.goto(`${server.url}/#/saques/aprovacoes`);
+    await owner.reload();
+    await owner.getByRole('cell', { name: `api_key:${key.body.publicKey}` }).waitFor();
+    await owner.getByText('Uma credencial criada por você pediu este saque').waitFor();
+    expect(await owner.getByRole('button', { name: 'Aprovar saque' }).count()).toBe(0);
+    await owner.getByLabel('Sua senha').fill(OWNER.password);
+    await shot(owner, 'team-06-own-key-request');
+    await owner.getByRole('button', { name: 'Recusar saque' }).click();
+    await owner.getByText(/recusado: o valor voltou ao saldo disponível/).waitFor();
+    const [row] = await server.runtime.platform.db.query<{ status: string }>(
+      'SELECT status FROM withdrawals WHERE id = $1',
+      [asked.body.id],
+    );
+    expect(row!.status).toBe('CANCELLED');
+  });
+
+  it("a developer is offered only what the role may do to the account's keys", async () => {
+    const { cookie, csrf } = await login(server, OWNER.email, OWNER.password);
+    const invited = await call('POST', `${server.url}/api/users/invitations`, {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { name: 'Davi Dev', email: 'dev@example.com', role: 'developer' },
+    });
+    expect(invited.status, invited.text).toBe(201);
+    const mail = await mailbox.waitFor('dev@example.com', /Convite para a equipe/);
+    const dev = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await dev.goto(`${server.url}/#/convite/${linkToken(mail, 'convite')}`);
+    await dev.getByLabel('Nova senha', { exact: true }).fill('senha-do-dev-123');
+    await dev.getByLabel('Repita a nova senha').fill('senha-do-dev-123');
+    await dev.getByRole('button', { name: 'Aceitar e entrar' }).click();
+    await dev.getByRole('navigation', { name: 'Principal' }).waitFor();
+    await dev.goto(`${server.url}/#/integracoes`);
+    const full = await call<{ publicKey: string }[]>('GET', `${server.url}/api/credentials`, {
+      headers: { cookie },
+    });
+    const fullKey = full.body.find((c) => (c as { scope?: string }).scope === 'full')!.publicKey;
+    await dev.getByRole('cell', { name: fullKey }).waitFor();
+    // a full key is the owner's to change: the developer is offered nothing on it (the server refuses it all)
+    for (const action of ['Trocar', 'Restringir', 'Revogar']) {
+      expect(await dev.getByRole('button', { name: `${action} a credencial ${fullKey}` }).count()).toBe(0);
+    }
+    // a key the developer makes, they may change
+    await dev.getByLabel('Nome', { exact: true }).fill('Integração do dev');
+    await dev.getByRole('button', { name: 'Gerar credencial' }).click();
+    const made = await waitUntil(async () => {
+      const list = await call<{ publicKey: string; name: string }[]>('GET', `${server.url}/api/credentials`, {
+        headers: { cookie },
+      });
+      return list.body.find((c) => c.name === 'Integração do dev');
+    });
+    await dev.getByRole('button', { name: `Revogar a credencial ${made.publicKey}` }).waitFor();
+    await shot(dev, 'team-07-developer-keys');
+  });
+
   it('a forgotten password is reset from the e-mailed link', async () => {
     const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await page.goto(`${server.url}/`);
@@ -135,7 +206,7 @@ describe('the team in the panel', () => {
     await page.getByLabel('E-mail').fill(FINANCE.email);
     await page.getByRole('button', { name: 'Enviar link' }).click();
     await page.getByText('Se houver um acesso com este e-mail').waitFor();
-    await shot(page, 'team-06-forgot');
+    await shot(page, 'team-08-forgot');
     const mail = await mailbox.waitFor(FINANCE.email, /Redefinição de senha/);
     await page.goto(`${server.url}/#/nova-senha/${linkToken(mail, 'nova-senha')}`);
     await page.getByLabel('Nova senha', { exact: true }).fill('outra-senha-boa-2');
@@ -146,6 +217,6 @@ describe('the team in the panel', () => {
     await finance.reload();
     await finance.getByRole('button', { name: 'Entrar' }).waitFor();
     await signIn(page, FINANCE.email, 'outra-senha-boa-2');
-    await shot(page, 'team-07-signed-in-again');
+    await shot(page, 'team-09-signed-in-again');
   });
 });

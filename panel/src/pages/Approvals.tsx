@@ -4,6 +4,30 @@ import { date, moneyText } from '../ui/format';
 import { Card, ErrorText, Table } from '../ui/kit';
 
 /**
+ * The public keys this user made, for the withdrawals they asked for (an owner's or admin's: the roles that
+ * both make keys and approve). One read shared by the forms of a page, read again a little later.
+ */
+let myKeys: { at: number; keys: Promise<Set<string>> } | null = null;
+function useMyKeys(): Set<string> {
+  const [keys, setKeys] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    if (!can('integrations')) return;
+    if (!myKeys || Date.now() - myKeys.at > 10_000) {
+      const email = api.user()?.email;
+      myKeys = {
+        at: Date.now(),
+        keys: api
+          .credentials()
+          .then((list) => new Set(list.filter((c) => c.createdBy === email).map((c) => c.publicKey)))
+          .catch(() => new Set<string>()),
+      };
+    }
+    void myKeys.keys.then(setKeys);
+  }, []);
+  return keys;
+}
+
+/**
  * Approve or decline a withdrawal awaiting approval, confirmed with the password (the two-factor code when it
  * is on). Shown to users who may approve, never for a withdrawal they asked for themselves.
  */
@@ -19,10 +43,13 @@ export function Decide({
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const keys = useMyKeys();
   if (withdrawal.approval?.status !== 'awaiting' || !can('withdrawals.create')) return null;
   if (withdrawal.approval.requestedBy === me?.email) {
     return <p class="muted">Você pediu este saque: outra pessoa da equipe precisa aprová-lo.</p>;
   }
+  // a key's request is its creator's: they may decline it, never approve it (the server checks the same)
+  const byMyKey = keys.has(withdrawal.approval.requestedBy.replace(/^api_key:/, ''));
   const decide = async (step: 'approve' | 'decline') => {
     setBusy(true);
     setError(null);
@@ -47,7 +74,8 @@ export function Decide({
       class="filters"
       onSubmit={(e) => {
         e.preventDefault();
-        void decide('approve');
+        // Enter approves; a request of the user's own key is only declined, by its button
+        if (!byMyKey) void decide('approve');
       }}
     >
       <div>
@@ -72,9 +100,16 @@ export function Decide({
           />
         )}
       </div>
-      <button type="submit" disabled={busy}>
-        Aprovar saque
-      </button>
+      {byMyKey ? (
+        <p class="muted">
+          Uma credencial criada por você pediu este saque: outra pessoa da equipe precisa aprová-lo. Você pode
+          recusá-lo.
+        </p>
+      ) : (
+        <button type="submit" disabled={busy}>
+          Aprovar saque
+        </button>
+      )}
       <button
         type="button"
         class="danger"

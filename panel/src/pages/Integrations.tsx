@@ -68,7 +68,10 @@ function Credentials() {
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
   const [name, setName] = useState('');
   const widest = widestScope();
+  // the keys this user may roll, narrow or revoke: those they could have made (the server refuses the others)
   const offered = ORDER.slice(0, ORDER.indexOf(widest) + 1);
+  // keys wider than their creator's role now are listed for review to the account's owners and admins
+  const reviews = can('team');
   const [scope, setScope] = useState<KeyScope>(widest);
   const [narrowing, setNarrowing] = useState<Credential | null>(null);
   const [narrowTo, setNarrowTo] = useState<KeyScope>('read');
@@ -221,7 +224,7 @@ function Credentials() {
           </button>
         </form>
       )}
-      {(list ?? []).some((c) => c.needsReview) && (
+      {reviews && (list ?? []).some((c) => c.needsReview) && (
         <p class="notice" role="status">
           Há credenciais com mais permissão do que quem as criou tem hoje (papel alterado ou usuário
           removido). Elas continuam funcionando: troque, restrinja ou revogue cada uma marcada “Revisar”.
@@ -243,7 +246,7 @@ function Credentials() {
               </td>
               <td>
                 {SCOPES[c.scope]}
-                {c.needsReview && <strong class="review"> · Revisar</strong>}
+                {reviews && c.needsReview && <strong class="review"> · Revisar</strong>}
               </td>
               <td>{date(c.createdAt)}</td>
               <td>{c.expiresAt ? `${date(c.expiresAt)}${expired ? ' (expirada)' : ''}` : 'Nunca'}</td>
@@ -259,7 +262,7 @@ function Credentials() {
                     Trocar
                   </button>
                 )}
-                {!expired && c.scope !== 'read' && (
+                {!expired && c.scope !== 'read' && offered.includes(c.scope) && (
                   <button
                     type="button"
                     class="link"
@@ -272,26 +275,28 @@ function Credentials() {
                     Restringir
                   </button>
                 )}
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`Revogar a credencial ${c.publicKey}`}
-                  onClick={() => {
-                    if (
-                      !window.confirm(
-                        'Revogar esta credencial? As integrações que a usam deixarão de funcionar.',
+                {offered.includes(c.scope) && (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Revogar a credencial ${c.publicKey}`}
+                    onClick={() => {
+                      if (
+                        !window.confirm(
+                          'Revogar esta credencial? As integrações que a usam deixarão de funcionar.',
+                        )
                       )
-                    )
-                      return;
-                    void attempt(async () => {
-                      await api.revokeCredential(c.id);
-                      if (issued?.publicKey === c.publicKey) setIssued(null);
-                      void refresh();
-                    });
-                  }}
-                >
-                  Revogar
-                </button>
+                        return;
+                      void attempt(async () => {
+                        await api.revokeCredential(c.id);
+                        if (issued?.publicKey === c.publicKey) setIssued(null);
+                        void refresh();
+                      });
+                    }}
+                  >
+                    Revogar
+                  </button>
+                )}
               </td>
             </tr>
           );
