@@ -151,6 +151,8 @@ export class BoletoIssuer {
       input.amount,
       { paymentMethod: 'BOLETO' },
       input.split,
+      // paid with its discount, the fee is repriced and only the fee payer's share shrinks: checked at that too
+      terms.discount ? input.amount - terms.discount.amountCents : undefined,
     );
     return { customer, payer, terms, postbackUrl, rates };
   }

@@ -18,6 +18,7 @@ import {
   captureLess,
   cartOfCheckout,
   chargeWrites,
+  checkCaptureLess,
   checkChargeSplit,
   checkSaleSize,
   createKeyedSale,
@@ -506,6 +507,8 @@ export class CardSales {
     ) {
       throw conflict('the authorization is older than 7 days and can no longer be captured');
     }
+    // a captured amount this sale cannot take (its fee, its split) is refused before the acquirer charges it
+    await checkCaptureLess(this.db, sale, amount);
     // one capture at a time: a second one asked meanwhile is refused, never answered with the first's amount
     if (!(await claimCapture(this.db, sale.id))) {
       throw conflict(

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { saleFeeRates } from '../accounts/index.js';
 import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError } from '../platform/errors/app-error.js';
+import { AppError, validation } from '../platform/errors/app-error.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
 import { type FeeMethod, feesAt, feesOfSale, type SaleFees } from './fees.js';
 import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
-import { planSplit } from './split.js';
+import { planSplit, splitShortfall } from './split.js';
 import type { SaleRow } from './types.js';
 
 export type NewSale = Omit<NewSaleRow, 'uuid' | 'splitPlan' | keyof SaleFees> & {
@@ -96,10 +96,33 @@ export async function checkChargeSplit(
   amount: number,
   method: FeeMethod,
   split: unknown,
+  /** The least the charge may be paid (a boleto paid with its discount): its fee and split checked at it too. */
+  lowestPaid?: number,
 ): Promise<SaleRates> {
   const rates = isPool(q) ? await sharedRates(q, accountId) : await saleFeeRates(q, [accountId]);
   const fees = feesAt(rates, accountId, amount, method);
-  await planSplit(q, accountId, amount, fees.systemFee, split);
+  const plan = await planSplit(q, accountId, amount, fees.systemFee, split);
+  if (lowestPaid !== undefined && lowestPaid !== amount) {
+    let least: SaleFees;
+    try {
+      least = feesAt(rates, accountId, lowestPaid, method);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      throw validation(`paid with its discount, the charge's ${err.message}`);
+    }
+    const short =
+      plan &&
+      splitShortfall(
+        { account_id: accountId, net_amount: 0, split: plan.json, split_recipients: plan.recipients },
+        least.netAmount,
+      );
+    if (short) {
+      const payer = short.recipientId ? `recipient ${short.recipientId}` : 'the account';
+      throw validation(
+        `paid with its discount (${lowestPaid} cents), the charge would leave the split's fee payer (${payer}) ${short.net} cents after the fee (${least.systemFee} cents) and the other parties' fixed shares`,
+      );
+    }
+  }
   return rates;
 }
 
@@ -127,10 +150,33 @@ export async function captureLess(tx: Queryable, saleId: number, amount: number)
   if (!sale) return;
   if (sale.status !== 'EM_PROCESSAMENTO' && sale.status !== 'PENDENTE') throw refusal(sale.status, 'PAGO');
   if (amount === Number(sale.amount)) return;
-  // priced on the terms the sale was created with: a plan changed since does not reach it
-  const rates = await saleFeeRates(tx, [sale.account_id]);
+  await setSaleAmount(tx, saleId, { amount, ...(await capturedFees(tx, sale, amount)) });
+}
+
+/**
+ * Whether a card sale may be captured for `amount`, less than authorized: asked before the acquirer is, since a
+ * capture made there and refused here would charge the payer and credit nobody. 400 when the captured amount
+ * does not cover the sale's fee, or leaves its split's fee payer below zero.
+ */
+export async function checkCaptureLess(q: Queryable, sale: SaleRow, amount: number): Promise<void> {
+  if (amount !== Number(sale.amount)) await capturedFees(q, sale, amount);
+}
+
+/**
+ * A sale's fees on a captured amount: priced on the terms the sale was created with (a plan changed since does
+ * not reach it), the split's fee payer left with a share of zero or more.
+ */
+async function capturedFees(q: Queryable, sale: SaleRow, amount: number): Promise<SaleFees> {
+  const rates = await saleFeeRates(q, [sale.account_id]);
   const fees = feesOfSale(rates, sale, amount);
-  await setSaleAmount(tx, saleId, { amount, ...fees });
+  const short = splitShortfall(sale, fees.netAmount);
+  if (short) {
+    const payer = short.recipientId ? `recipient ${short.recipientId}` : 'the account';
+    throw validation(
+      `amountCents ${amount} cannot be captured: after the sale's fee (${fees.systemFee} cents) and the other parties' fixed shares, the split's fee payer (${payer}) would get ${short.net} cents`,
+    );
+  }
+  return fees;
 }
 
 /** Why an account in this standing may not open a sale through this door; null when it may. */

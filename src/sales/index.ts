@@ -25,7 +25,14 @@ export {
   SHARED_UNDER_LOAD,
 } from './charges.js';
 export { ChargeBody, SplitRuleIn } from './charges.schemas.js';
-export { captureLess, checkChargeSplit, checkSplitOf, createSale, type SaleRates } from './create.js';
+export {
+  captureLess,
+  checkCaptureLess,
+  checkChargeSplit,
+  checkSplitOf,
+  createSale,
+  type SaleRates,
+} from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';
 export {
   lockSale,

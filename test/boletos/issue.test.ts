@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barcodeOfLine, dueFactor } from '../../src/payment-standards/boleto-barcode.js';
 import { hasValidCrc } from '../../src/payment-standards/brcode.js';
 import { addDays } from '../../src/platform/time/calendar.js';
+import { createRecipient } from '../recipients/fixtures.js';
 import { eventsOf, moveTo, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -146,5 +147,42 @@ describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
       expect(res.status, res.text).toBe(201);
       expect(res.body.boleto.dueDate).toBe(dueDate);
     }
+  });
+
+  it("refuses a discount that, paid with it, would leave the split's fee payer below zero", async () => {
+    const fixed = await createRecipient(server, merchant);
+    const payer = await createRecipient(server, merchant);
+    const split = [
+      { recipientId: fixed.id, amountCents: 6000 },
+      { recipientId: payer.id, percent: 20, chargeFees: true },
+    ];
+    const [{ before }] = await db().query<{ before: number }>('SELECT count(*)::int AS before FROM sales');
+    // 10000 − 5000 of discount: the fee payer's 2000 would not cover the other parties' 6000 + 2000
+    const refused = await issue(
+      boletoInput({ split }, { discount: { amountCents: 5000, untilDate: spDay(1) } }),
+    );
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      message: expect.stringContaining(`split's fee payer (recipient ${payer.id})`),
+    });
+    const [{ after }] = await db().query<{ after: number }>('SELECT count(*)::int AS after FROM sales');
+    expect(after).toBe(before);
+    // one whose fee, paid with the discount, takes it whole: refused likewise (its payment could not be credited)
+    const dear = await createMerchant(server, 'Loja de tarifa fixa');
+    await db().query('UPDATE accounts SET sale_fee_fixed = 99 WHERE id = $1', [dear.accountId]);
+    const whole = await call<{ message: string }>('POST', `${server.url}/api/transactions`, {
+      headers: dear.keys,
+      body: boletoInput({}, { discount: { amountCents: 9950, untilDate: spDay(1) } }),
+    });
+    expect(whole.status, whole.text).toBe(400);
+    expect(whole.body.message).toBe(
+      "paid with its discount, the charge's amount 50 does not cover this account's sale fee of 99 cents",
+    );
+    // a discount the fee payer's share absorbs is issued
+    const issued = await issue(
+      boletoInput({ split }, { discount: { amountCents: 500, untilDate: spDay(1) } }),
+    );
+    expect(issued.status, issued.text).toBe(201);
   });
 });

@@ -18,6 +18,16 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
+/** The sale's payments the sandbox acquirer has captured (charged to the payer). */
+async function capturedAtAcquirer(saleId: number): Promise<number> {
+  const [row] = await db().query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM sandbox_acquirer_payments
+      WHERE order_id = (SELECT order_id FROM card_payments WHERE sale_id = $1) AND state = 'captured'`,
+    [saleId],
+  );
+  return row!.n;
+}
+
 describe('a split card sale', () => {
   it("puts each party's share in its own receivable bucket, as installments of its own", async () => {
     const r = await createRecipient(server, platform);
@@ -75,5 +85,78 @@ describe('a split card sale', () => {
       receivable: 10000,
     });
     expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it('a capture for less that the split cannot take is refused before the acquirer charges it', async () => {
+    const fixed = await createRecipient(server, platform);
+    const payer = await createRecipient(server, platform);
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': platform.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    const sale = await call<{ id: number; status: string }>('POST', `${server.url}/api/transactions`, {
+      headers: platform.keys,
+      body: saleInput({
+        amount: 10000,
+        paymentMethod: 'CREDIT_CARD',
+        capture: false,
+        card: { token: tok.body.token },
+        split: [
+          { recipientId: fixed.id, amountCents: 6000 },
+          { recipientId: payer.id, percent: 20, chargeFees: true },
+        ],
+      }),
+    });
+    expect(sale.status, sale.text).toBe(201);
+    expect(sale.body.status).toBe('EM_PROCESSAMENTO');
+    const capture = (amountCents: number) =>
+      call<{ status?: string; error?: string; message?: string }>(
+        'POST',
+        `${server.url}/api/transactions/${sale.body.id}/capture`,
+        { headers: platform.keys, body: { amountCents } },
+      );
+    // 7000 leaves the fee payer 7000 − the fee − 6000 − the platform's 2000: below zero
+    const refused = await capture(7000);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'VALIDATION_ERROR' });
+    expect(refused.body.message).toContain(`the split's fee payer (recipient ${payer.id})`);
+    // the acquirer was not asked: the authorization is whole and may still be captured
+    const [payment] = await db().query<{ state: string }>(
+      'SELECT state FROM card_payments WHERE sale_id = $1',
+      [sale.body.id],
+    );
+    expect(payment!.state).toBe('authorized');
+    expect(await capturedAtAcquirer(sale.body.id)).toBe(0);
+    // an amount the split can take is captured: the fee payer absorbs the difference
+    const captured = await capture(9000);
+    expect(captured.status, captured.text).toBe(200);
+    expect(captured.body.status).toBe('PAGO');
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it('a capture for less than the fee is refused before the acquirer charges it', async () => {
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': platform.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    const sale = await call<{ id: number }>('POST', `${server.url}/api/transactions`, {
+      headers: platform.keys,
+      body: saleInput({
+        amount: 10000,
+        paymentMethod: 'CREDIT_CARD',
+        capture: false,
+        card: { token: tok.body.token },
+      }),
+    });
+    expect(sale.status, sale.text).toBe(201);
+    await db().query('UPDATE sales SET fee_fixed = 99 WHERE id = $1', [sale.body.id]);
+    const refused = await call<{ message: string }>(
+      'POST',
+      `${server.url}/api/transactions/${sale.body.id}/capture`,
+      { headers: platform.keys, body: { amountCents: 50 } },
+    );
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toContain('does not cover');
+    expect(await capturedAtAcquirer(sale.body.id)).toBe(0);
   });
 });
