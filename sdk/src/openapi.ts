@@ -25646,7 +25646,16 @@ export interface paths {
                      *       "card": {
                      *         "brand": "visa",
                      *         "lastFour": "4242"
-                     *       }
+                     *       },
+                     *       "split": [
+                     *         {
+                     *           "recipientId": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                     *           "amountCents": 15000,
+                     *           "percent": 1.5,
+                     *           "chargeFees": true,
+                     *           "liable": true
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -25683,6 +25692,22 @@ export interface paths {
                         shipping?: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Split payments: the shares of the platform's recipients (the platform keeps the rest); at most 10 rules, amounts adding up to at most the amount, percents to at most 100, at most one rule with chargeFees (else the platform pays the fees) */
+                        split?: {
+                            /** @description Its share in cents */
+                            amountCents?: number;
+                            /** @description This party pays the fees (one party at most) */
+                            chargeFees?: boolean;
+                            /** @description Refunds and lost disputes are taken from the liable parties */
+                            liable?: boolean;
+                            /** @description Its share in percent, two decimals at most */
+                            percent?: number;
+                            /**
+                             * Format: uuid
+                             * @description One of this account’s recipients
+                             */
+                            recipientId: string;
+                        }[];
                     };
                 };
             };

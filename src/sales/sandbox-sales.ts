@@ -17,6 +17,7 @@ export interface SandboxSaleInput {
   installments?: number;
   cartId?: number | string;
   card?: { brand: string; lastFour: string };
+  split?: unknown;
 }
 
 /** A sandbox sale's own checks (its fields, its size, its buyer), nothing read or written. */
@@ -72,6 +73,7 @@ export async function createSandboxSale(
         postbackUrl,
         cartId,
         recurrence: null,
+        split: input.split,
         ...details,
       },
       // an account waiting for review tries its integration here (a suspended one may not)

@@ -7,6 +7,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
 import {
+  checkChargeSplit,
   checkSandboxSale,
   createSandboxSale,
   findSaleRow,
@@ -79,6 +80,8 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
         const { sale } = await openBlockedSale(deps.db, deps.queue, accountId, input, null, risk, {
           check: async () => {
             checkSandboxSale(input);
+            // its split checked as any charge's before the risk rules (the one admission), though never paid
+            await checkChargeSplit(deps.db, accountId, input.amount, input, input.split);
           },
           door: 'sandbox',
         });

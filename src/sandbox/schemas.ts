@@ -1,7 +1,14 @@
 import { type TSchema, Type } from 'typebox';
 import { EnvelopeErrorBody, errorAnswers, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
-import { CustomerIn, CustomerOut, ItemIn, PAYMENT_METHODS, SaleStatusSchema } from '../sales/index.js';
+import {
+  ChargeBody,
+  CustomerIn,
+  CustomerOut,
+  ItemIn,
+  PAYMENT_METHODS,
+  SaleStatusSchema,
+} from '../sales/index.js';
 
 /** The errors of the sandbox's API-key routes: shape A for `statuses`, and a 403 in shape B too (the key's address). */
 export function sandboxErrors(statuses: readonly number[]): Record<number, TSchema> {
@@ -33,6 +40,8 @@ export const SandboxSaleBody = Type.Object({
       lastFour: Type.String({ pattern: '^[0-9]{4}$' }),
     }),
   ),
+  // admitted as any charge's (the one admission): checked the same, carried by the sale
+  split: ChargeBody.properties.split,
 });
 
 export const StatusBody = Type.Object({ status: SaleStatusSchema });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boletoInput, spDay } from '../boletos/fixtures.js';
+import { createRecipient, recipientBalance } from '../recipients/fixtures.js';
 import { CUSTOMER, moveTo, saleInput, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -204,5 +205,37 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
       [s.id],
     );
     expect(paid!.n).toBe(1);
+  });
+
+  it('takes a split as any charge does: checked (400 shape A, nothing stored), carried, shared when paid', async () => {
+    const recipient = await createRecipient(server, merchant);
+    const count = async () =>
+      (await server.runtime.platform.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sales'))[0]!.n;
+    const before = await count();
+    for (const split of [
+      [{ recipientId: recipient.id, percent: 200 }],
+      [{ recipientId: randomUUID(), percent: 10 }],
+      [{ recipientId: recipient.id, amountCents: 10001 }],
+    ]) {
+      const refused = await call('POST', `${server.url}/api/sandbox/sales`, {
+        headers: merchant.keys,
+        body: saleInput({ split }),
+      });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body).toEqual(shapeA('VALIDATION_ERROR'));
+    }
+    expect(await count()).toBe(before);
+    const made = await call<{ uuid: string; split: { recipientId: string | null; netCents: number }[] }>(
+      'POST',
+      `${server.url}/api/sandbox/sales`,
+      { headers: merchant.keys, body: saleInput({ split: [{ recipientId: recipient.id, percent: 30 }] }) },
+    );
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.split.map((p) => [p.recipientId, p.netCents])).toEqual([
+      [recipient.id, 3000],
+      [null, 7000],
+    ]);
+    expect((await moveTo(server, merchant, made.body.uuid, 'PAGO')).status).toBe(200);
+    expect((await recipientBalance(server, merchant, recipient.id)).available).toBe(3000);
   });
 });
