@@ -485,6 +485,31 @@ describe('the merchant panel', () => {
     expect(text).toContain('parcela 3/3');
     expect(text).toMatch(/R\$\s100,00/);
     await shot(page, '09b-receivables');
+
+    // a card the acquirer refused: its page credits nothing, so it shows no fee and no net as if paid
+    const refusedToken = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': keys['x-api-public-key']! },
+      body: { number: '4000000000000002', holderName: 'DORA LIMA', expMonth: 12, expYear: 2040, cvv: '123' },
+    });
+    const refused = await call<{ id: number; status: string }>('POST', `${server.url}/api/transactions`, {
+      headers: keys,
+      body: {
+        amount: 5_000,
+        paymentMethod: 'CREDIT_CARD',
+        card: { token: refusedToken.body.token },
+        customer: {
+          name: 'Dora Lima',
+          email: 'dora@example.com',
+          document: '52998224725',
+          phone: '11987654321',
+        },
+        items: [{ title: 'Curso', unitPrice: 5_000, quantity: 1, tangible: false }],
+      },
+    });
+    expect(refused.body.status, refused.text).toBe('RECUSADO');
+    await page.goto(`${server.url}/#/vendas/${refused.body.id}`);
+    await page.getByText('Nenhum: a venda não foi paga').waitFor();
+    expect(await page.getByText('Taxa', { exact: true }).count()).toBe(0);
   });
 
   it('revokes the key after confirming, and the API refuses it; logs out', async () => {
@@ -538,6 +563,8 @@ describe('the merchant panel', () => {
     // a PIX sale still payable, with its code and QR: its page fits too
     await phone.goto(`${server.url}/#/vendas/${pendingPix}`);
     await phone.getByRole('img', { name: 'QR code do PIX desta venda' }).waitFor();
+    // what it will credit, said as such: it is not paid yet
+    await phone.getByText('Líquido quando paga').waitFor();
     expect(
       await phone.evaluate<number>(
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',

@@ -7,6 +7,11 @@ import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 
 /** `#/vendas/<id>`: one sale on its own page (an address to share), with what may be done with it. */
+/** A sale that was never paid credits nothing: its fee and net are no one's. */
+const NEVER_PAID = new Set(['CANCELADO', 'RECUSADO', 'FALHA']);
+/** A sale still to be paid: its net is what it will credit. */
+const AWAITING = new Set(['PENDENTE', 'EM_PROCESSAMENTO']);
+
 export function SaleDetail({ id }: { id: string }) {
   const [sale, setSale] = useState<Sale | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -46,10 +51,19 @@ export function SaleDetail({ id }: { id: string }) {
               <dd>{label(SALE_STATUS, sale.status)}</dd>
               <dt>Valor</dt>
               <dd>{money(sale.amount)}</dd>
-              <dt>Taxa</dt>
-              <dd>{money(sale.systemFee)}</dd>
-              <dt>Líquido</dt>
-              <dd>{money(sale.netAmount)}</dd>
+              {NEVER_PAID.has(sale.status) ? (
+                <>
+                  <dt>Líquido</dt>
+                  <dd>Nenhum: a venda não foi paga</dd>
+                </>
+              ) : (
+                <>
+                  <dt>Taxa</dt>
+                  <dd>{money(sale.systemFee)}</dd>
+                  <dt>{AWAITING.has(sale.status) ? 'Líquido quando paga' : 'Líquido'}</dt>
+                  <dd>{money(sale.netAmount)}</dd>
+                </>
+              )}
               {sale.refundedAmount > 0 && (
                 <>
                   <dt>Estornado</dt>
