@@ -217,9 +217,9 @@ export class SubscriptionBiller {
    * outcome applied: the sandbox's advance, and the first period of a card subscription once its customer gave
    * the card on the billing page. CONFLICT while a charge is open or being made; INVALID_STATUS with none to make.
    */
-  async chargeNow(subscriptionId: number): Promise<void> {
+  async chargeNow(subscriptionId: number, onPage = false): Promise<void> {
     const sub = { id: subscriptionId };
-    await this.settle({ subscriptionId: sub.id });
+    await this.settle({ subscriptionId: sub.id, onPage });
     const open = await openCharges(this.db, 1, 0, { subscriptionId: sub.id });
     if (open.length > 0) throw conflict('the period’s charge is still open: pay it (or let it expire) first');
     // claimed in the transaction that locks it: the running scheduler never sees it due meanwhile
@@ -241,7 +241,7 @@ export class SubscriptionBiller {
     });
     if (claimed?.sub.payment_method === 'CREDIT_CARD') await this.chargeCards([claimed]);
     else if (claimed) await this.charge(claimed);
-    await this.settle({ subscriptionId: sub.id });
+    await this.settle({ subscriptionId: sub.id, onPage });
   }
 
   /**
@@ -253,7 +253,7 @@ export class SubscriptionBiller {
   async chargeNowOrAwait(subscriptionId: number, due: boolean, waitMs = TRY_AWAITED_MS): Promise<void> {
     if (due) {
       try {
-        await this.chargeNow(subscriptionId);
+        await this.chargeNow(subscriptionId, true);
         return;
       } catch (err) {
         if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
@@ -261,7 +261,7 @@ export class SubscriptionBiller {
     }
     const until = Date.now() + waitMs;
     for (;;) {
-      await this.settle({ subscriptionId });
+      await this.settle({ subscriptionId, onPage: true });
       if (!(await hasTryUnderWay(this.db, subscriptionId, TRY_RECENT_SECONDS)) || Date.now() >= until) return;
       await rest(TRY_POLL_MS);
     }
@@ -571,7 +571,14 @@ export class SubscriptionBiller {
    * Applies the outcome of every try whose sale reached an end (of one subscription, or among some tries, when
    * asked): paid → the period is the current one and the next is scheduled; failed → dunning.
    */
-  async settle(only: { subscriptionId?: number; chargeIds?: number[] } = {}): Promise<number> {
+  async settle(
+    only: {
+      subscriptionId?: number;
+      chargeIds?: number[];
+      /** Applied for a customer waiting on their billing page, which shows a refusal: none is e-mailed. */
+      onPage?: boolean;
+    } = {},
+  ): Promise<number> {
     let total = 0;
     let after = 0;
     for (;;) {
@@ -591,6 +598,7 @@ export class SubscriptionBiller {
           ended.slice(i, i + GROUP).map((c) => c.id),
           statuses,
           only.subscriptionId !== undefined,
+          only.onPage === true,
         );
       }
       if (open.length < SCAN_PAGE) return total;
@@ -606,6 +614,7 @@ export class SubscriptionBiller {
     chargeIds: number[],
     statuses: Map<number, { status: string; uuid: string }>,
     wait: boolean,
+    onPage: boolean,
   ): Promise<number> {
     return this.db.tx(async (tx) => {
       const charges = await lockCharges(tx, chargeIds, wait);
@@ -622,7 +631,7 @@ export class SubscriptionBiller {
           paid.push(charge.id);
           facts.push(...this.paid(sub, who.get(sub.id)!, charge, sale.uuid));
         } else {
-          await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid);
+          await this.failed(tx, sub, who.get(sub.id)!, charge, sale.uuid, onPage);
         }
       }
       await setOutcomes(tx, paid, 'paid');
@@ -680,6 +689,7 @@ export class SubscriptionBiller {
     who: Subscriber,
     charge: ChargeRow,
     saleUuid: string | null,
+    onPage = false,
   ) {
     await setOutcome(tx, charge.id, 'failed');
     const period = periodOf(sub, who.plan, charge.period_index);
@@ -729,7 +739,9 @@ export class SubscriptionBiller {
     const [view] = await this.subscriptions.views(tx, [saved]);
     await notifySubscription(tx, 'invoice.failed', view!, saved.account_id, saved.id, invoice);
     for (const event of events) await notifySubscription(tx, event, view!, saved.account_id, saved.id);
-    if (current && !endedBefore) {
+    // a customer giving a card on their page reads its refusal there, and may give another at once: an e-mail
+    // of it would arrive after, perhaps once another card paid
+    if (current && !endedBefore && !onPage) {
       await mailFailure(tx, this.mail, saved, who, view!, charge.attempt, saleUuid !== null);
     }
   }
