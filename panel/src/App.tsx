@@ -23,6 +23,7 @@ import { SaleDetail } from './pages/SaleDetail';
 import { Sales } from './pages/Sales';
 import { Security } from './pages/Security';
 import { Statement } from './pages/Statement';
+import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Subscriptions } from './pages/Subscriptions';
 import { Team } from './pages/Team';
 import { Webhooks } from './pages/Webhooks';
@@ -124,9 +125,12 @@ function Panel({ testMode }: { testMode: boolean }) {
   }, [user, reviewing ? hash : '']);
   const main = useRef<HTMLElement>(null);
   const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
+  const subscriptionId = /^#\/assinaturas\/([\w-]+)$/.exec(hash)?.[1];
   const current = saleId
     ? { hash, label: 'Venda', Page: Sales, need: 'money.view' as const }
-    : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
+    : subscriptionId
+      ? { hash, label: 'Assinatura', Page: Subscriptions, need: 'money.view' as const }
+      : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
   const signedIn = Boolean(user);
   // each page is named in the tab's title, and a page opened from the menu is announced from its start
   useEffect(() => {
@@ -187,7 +191,13 @@ function Panel({ testMode }: { testMode: boolean }) {
             <a
               key={p.hash}
               href={p.hash}
-              aria-current={p === current || (saleId && p.hash === '#/vendas') ? 'page' : undefined}
+              aria-current={
+                p === current ||
+                (saleId && p.hash === '#/vendas') ||
+                (subscriptionId && p.hash === '#/assinaturas')
+                  ? 'page'
+                  : undefined
+              }
             >
               {p.label}
             </a>
@@ -249,6 +259,8 @@ function Panel({ testMode }: { testMode: boolean }) {
         {can(current.need) ? (
           saleId ? (
             <SaleDetail key={saleId} id={saleId} />
+          ) : subscriptionId ? (
+            <SubscriptionDetail key={subscriptionId} id={subscriptionId} />
           ) : (
             <current.Page key={current.hash} />
           )

@@ -421,6 +421,8 @@ export const api = {
     request<CustomersPage>('GET', `/api/panel/customers${query(f)}`),
   subscriptions: (f: Record<string, string | undefined>) =>
     request<SubscriptionsPage>('GET', `/api/subscriptions${query(f)}`),
+  subscription: (id: string) => request<Subscription>('GET', `/api/subscriptions/${encodeURIComponent(id)}`),
+  customer: (id: string) => request<Customer>('GET', `/api/customers/${encodeURIComponent(id)}`),
   plans: () => request<PlansPage>('GET', '/api/plans?limit=100'),
   // plans, customers and subscriptions are made by the API's own routes, through the panel's door
   createPlan: (body: PlanInput) => request<Plan>('POST', '/api/plans', body),

@@ -4075,28 +4075,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -4108,22 +4118,32 @@ export interface paths {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -22865,6 +22885,8 @@ export interface paths {
                     recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
+                    /** @description Only a subscription's sales, one per try at a period (its id) */
+                    subscriptionId?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
                     to?: string;
                 };
@@ -23839,6 +23861,8 @@ export interface paths {
                     recipientId?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
+                    /** @description Only a subscription's sales, one per try at a period (its id) */
+                    subscriptionId?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
                     to?: string;
                 };
@@ -28001,28 +28025,38 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28034,22 +28068,32 @@ export interface paths {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */
                             code?: "IP_NOT_ALLOWED";
                         });
                     };
                 };
-                /** @description Error shape D */
+                /** @description Error */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        };
+                        }) | (components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        });
                     };
                 };
                 /** @description Error */
@@ -28609,6 +28653,8 @@ export interface paths {
                     paymentMethod?: string;
                     /** @description One of PENDENTE, EM_PROCESSAMENTO, PAGO, CANCELADO, RECUSADO, ESTORNADO, FALHA, CHARGEBACK, MED */
                     status?: string;
+                    /** @description Only a subscription's sales, one per try at a period (its id) */
+                    subscriptionId?: string;
                     /** @description Created before this date-time, or on or before this date (a bare date is a whole day, São Paulo time; ISO 8601) */
                     to?: string;
                 };

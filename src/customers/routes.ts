@@ -70,13 +70,14 @@ export async function customerRoutes(
   app.get(
     '/api/customers/:id',
     {
-      config: { ...D, errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { ...D, errors: ['NOT_FOUND'], permission: 'money.view' },
+      // the panel's subscription page reads its customer by the same route
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'One customer with its saved cards; another account’s is not found',
         params: CustomerPath,
-        response: { 200: Customer, ...errors },
+        response: { 200: Customer, ...doorErrors },
       },
     },
     async (request) => deps.customers.one(requestAccount(request), request.params.id),

@@ -26,6 +26,9 @@ export const SalesQuery = Type.Object({
   paymentLinkId: Type.Optional(
     Type.String({ description: 'Only the sales made through this payment link (its id)' }),
   ),
+  subscriptionId: Type.Optional(
+    Type.String({ description: "Only a subscription's sales, one per try at a period (its id)" }),
+  ),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
 });
@@ -43,12 +46,13 @@ export function filters(q: Record<string, string | undefined>): SaleFilters {
     status: q.status || null,
     paymentMethod: q.paymentMethod || null,
     q: q.q || null,
-    paymentLinkId: linkIdOf(q.paymentLinkId),
+    paymentLinkId: uuidOf(q.paymentLinkId, 'paymentLinkId must be a payment link id (a uuid)'),
+    subscriptionId: uuidOf(q.subscriptionId, 'subscriptionId must be a subscription id (a uuid)'),
   };
 }
 
-function linkIdOf(raw: string | undefined): string | null {
+function uuidOf(raw: string | undefined, problem: string): string | null {
   if (!raw) return null;
-  if (!isUuid(raw)) throw validation('paymentLinkId must be a payment link id (a uuid)');
+  if (!isUuid(raw)) throw validation(problem);
   return raw.toLowerCase();
 }

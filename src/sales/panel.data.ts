@@ -8,6 +8,8 @@ export interface SaleFilters extends Page {
   q: string | null;
   /** The sales made through this payment link (its uuid). */
   paymentLinkId?: string | null;
+  /** A subscription's sales (its uuid). */
+  subscriptionId?: string | null;
   /** The sales whose split includes this recipient (its internal id). */
   splitRecipient?: number | null;
 }
@@ -23,6 +25,7 @@ function conditions(accountId: number, f: SaleFilters): { sql: string; params: u
   if (f.status) where.push(`status = ${add(f.status)}`);
   if (f.paymentMethod) where.push(`payment_method = ${add(f.paymentMethod)}`);
   if (f.paymentLinkId) where.push(`payment_link_id = ${add(f.paymentLinkId)}::uuid`);
+  if (f.subscriptionId) where.push(`subscription_id = ${add(f.subscriptionId)}::uuid`);
   if (f.splitRecipient) where.push(`split_recipients @> ARRAY[${add(f.splitRecipient)}::bigint]`);
   where.push(...periodConditions('sales', '$1', f, add));
   if (f.before !== null) where.push(`id < ${add(f.before)}`);

@@ -140,13 +140,14 @@ export async function subscriptionRoutes(
   app.get(
     '/api/subscriptions/:id',
     {
-      config: { ...D, errors: ['NOT_FOUND'] },
-      onRequest: deps.apiKey,
+      config: { ...D, errors: ['NOT_FOUND'], permission: 'money.view' },
+      // the panel's subscription page reads it by the same route
+      onRequest: door,
       schema: {
-        ...schema,
+        ...doors,
         summary: 'One subscription; another account’s is not found',
         params: IdPath,
-        response: { 200: Subscription, ...errors },
+        response: { 200: Subscription, ...doorErrors },
       },
     },
     async (request) => subs.one(requestAccount(request), request.params.id),

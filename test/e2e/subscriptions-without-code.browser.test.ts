@@ -134,6 +134,33 @@ describe('a subscription sold without code', () => {
     const paidRow = panel.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /Ana Costa/ });
     await paidRow.getByText('Ativa').waitFor();
     await clean(panel, 'subscriptions-without-code-05-active');
+
+    // its own page: the customer's card, the address of the customer's page (to send again), its sale
+    await paidRow.getByRole('link', { name: 'Ver a assinatura de Ana Costa' }).click();
+    await panel.getByRole('heading', { level: 1, name: 'Assinatura de Ana Costa' }).waitFor();
+    await panel.getByText(/Cartão de crédito · visa final \d{4}/).waitFor();
+    expect(await panel.locator('code').first().textContent()).toMatch(/\/billing\/[A-Za-z0-9_-]{32}$/);
+    const sales = panel.getByRole('table', { name: 'Vendas da assinatura' });
+    await expect.poll(() => sales.getByRole('row').count()).toBe(2);
+    expect(await sales.textContent()).toContain('Pago');
+    await clean(panel, 'subscriptions-without-code-06-detail');
+    // and on a phone
+    const detailPhone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await detailPhone.goto(panel.url().replace(/#.*/, ''));
+    await detailPhone.getByLabel('E-mail').fill(m.email);
+    await detailPhone.getByLabel('Senha').fill(m.password);
+    await detailPhone.getByRole('button', { name: 'Entrar' }).click();
+    await detailPhone.getByRole('navigation', { name: 'Principal' }).waitFor();
+    await detailPhone.goto(panel.url());
+    await detailPhone.getByRole('heading', { level: 1, name: 'Assinatura de Ana Costa' }).waitFor();
+    await detailPhone.getByRole('table', { name: 'Vendas da assinatura' }).getByText('Pago').waitFor();
+    expect(
+      await detailPhone.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await clean(detailPhone, 'subscriptions-without-code-06b-detail-phone');
+    await detailPhone.context().close();
   });
 
   it("a Pix period's billing page shows its QR code and a copy button", async () => {

@@ -209,6 +209,24 @@ describe('subscriptions by card', () => {
     expect(second.body.currentPeriodStart).toBe(first.body.currentPeriodEnd);
     sales = await salesOf(made.body.id);
     expect(sales.map((s) => s.status)).toEqual(['PAGO', 'PAGO']);
+    // the list filtered by the subscription finds the same, by either door; a bad id is 400
+    const filtered = await api<{ data: Sale[] }>('GET', `/api/transactions?subscriptionId=${made.body.id}`);
+    expect(filtered.body.data.map((s) => s.uuid)).toEqual(sales.map((s) => s.uuid));
+    const byPanel = await call<{ data: Sale[] }>(
+      'GET',
+      `${server.url}/api/sales?subscriptionId=${made.body.id}`,
+      { headers: merchant.panel },
+    );
+    expect(byPanel.body.data.map((s) => s.uuid)).toEqual(sales.map((s) => s.uuid));
+    expect((await api('GET', '/api/transactions?subscriptionId=12')).status).toBe(400);
+    // the subscription itself by the panel's session too (its page); another account's is not found
+    const one = await call<Sub>('GET', `${server.url}/api/subscriptions/${made.body.id}`, {
+      headers: merchant.panel,
+    });
+    expect(one.body.status).toBe('active');
+    expect(
+      (await call('GET', `${server.url}/api/subscriptions/${made.body.id}`, { headers: other.panel })).status,
+    ).toBe(404);
     expect(await eventsOf(made.body.id)).toEqual([
       'subscription.created',
       'invoice.paid',

@@ -8,18 +8,26 @@ import { NewPlan, NewSubscription } from './SubscriptionForms';
 type Plan = PlansPage['data'][number];
 
 /** A subscription's state; a card one made without a card says it waits for the customer's. */
-const statusText = (s: Subscription) =>
+export const statusText = (s: Subscription) =>
   s.status === 'incomplete' && s.paymentMethod === 'CREDIT_CARD' && !s.cardId
     ? 'Aguardando o cartão do cliente'
     : label(SUBSCRIPTION_STATUS, s.status);
 
-const every = (p: Plan) =>
+export const every = (p: Plan) =>
   p.intervalCount === 1
     ? `por ${PLAN_INTERVAL[p.interval]![0]}`
     : `a cada ${p.intervalCount} ${PLAN_INTERVAL[p.interval]![1]}`;
 
+/** When the next charge comes: none for one ending at its period's end. */
+export const nextChargeText = (s: Subscription) =>
+  s.cancelAtPeriodEnd
+    ? `Nenhuma: termina em ${day(s.currentPeriodEnd)}`
+    : s.nextChargeAt
+      ? date(s.nextChargeAt)
+      : '—';
+
 /** Cancel now or at the period's end, for whoever may create charges. */
-function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscription) => void }) {
+export function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscription) => void }) {
   const { error, attempt } = useAttempt();
   if (!can('sales.create') || sub.status === 'canceled') return null;
   const cancel = (atPeriodEnd: boolean) =>
@@ -140,7 +148,14 @@ export function Subscriptions() {
           const plan = planOf(s.planId);
           return (
             <tr key={s.id}>
-              <td class="text">{customers.get(s.customerId)?.name ?? s.customerId}</td>
+              <td class="text">
+                <a
+                  href={`#/assinaturas/${s.id}`}
+                  aria-label={`Ver a assinatura de ${customers.get(s.customerId)?.name ?? s.customerId}`}
+                >
+                  {customers.get(s.customerId)?.name ?? s.customerId}
+                </a>
+              </td>
               <td class="text">
                 {plan ? `${plan.name} (${money(plan.amountCents)} ${every(plan)})` : money(s.amountCents)}
               </td>
@@ -152,13 +167,7 @@ export function Subscriptions() {
               <td class="text">
                 {day(s.currentPeriodStart)} a {day(s.currentPeriodEnd)}
               </td>
-              <td class="text">
-                {s.cancelAtPeriodEnd
-                  ? `Nenhuma: termina em ${day(s.currentPeriodEnd)}`
-                  : s.nextChargeAt
-                    ? date(s.nextChargeAt)
-                    : '—'}
-              </td>
+              <td class="text">{nextChargeText(s)}</td>
               <td>
                 <CancelButtons sub={s} onDone={replace} />
               </td>
