@@ -197,6 +197,35 @@ describe('gateway trigger', () => {
     const canceled = await runGateway(['trigger', 'withdrawal.canceled', '--json'], keysEnv(m));
     expect(canceled.code, canceled.stderr).toBe(0);
   });
+
+  it("runs after run under the card-testing limits in force: card events charge the trigger's saved cards", async () => {
+    // the documented defaults: 5 tokenizations of a card an hour, 10 from an address a minute
+    const limited = await startServer({
+      workers: false,
+      env: { RISK_CARD_ATTEMPTS_PER_CARD: '5', RISK_CARD_ATTEMPTS_PER_IP: '10' },
+    });
+    try {
+      const m = await createMerchant(limited);
+      const events = ['sale.chargeback', 'subscription.renewed', 'invoice.failed', 'subscription.past_due'];
+      for (let round = 0; round < 4; round++) {
+        for (const event of events) {
+          const r = await runGateway(['trigger', event, '--json'], keysEnv(m, limited.url));
+          expect(r.code, `${event}, round ${round + 1}: ${r.stderr}`).toBe(0);
+        }
+      }
+      // one buyer, its two cards saved once
+      const customers = await call<{ data: { email: string; cards: unknown[] }[] }>(
+        'GET',
+        `${limited.url}/api/customers?limit=100`,
+        { headers: m.keys },
+      );
+      expect(customers.body.data.map((c) => [c.email, c.cards.length])).toEqual([
+        ['maria.trigger@example.com', 2],
+      ]);
+    } finally {
+      await limited.close();
+    }
+  }, 180_000);
 });
 
 /** A TCP proxy in front of the gateway whose open connections the test can cut, as a network would. */

@@ -29,6 +29,8 @@ const BUYER = {
   document: '52998224725',
   phone: '5511987654321',
 };
+/** The buyer of the trigger's card sales and subscriptions: one customer, found again run after run. */
+const TRIGGER_BUYER = { ...BUYER, email: 'maria.trigger@example.com' };
 const ITEMS = [{ title: 'Pedido de teste', unitPrice: 50_000, quantity: 1, tangible: false }];
 /** What a triggered sale is paid: enough, after any account's fees and reserve, to fund a R$ 100 withdrawal. */
 const SALE = { amount: 50_000, paymentMethod: 'PIX', customer: BUYER, items: ITEMS };
@@ -164,10 +166,25 @@ async function sandbox<T>(target: Target, call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A one-time token of a sandbox card: one ending in 0 is approved, one ending in 2 refused. */
-async function cardToken(target: Target, number = '4000000000000010'): Promise<string> {
+/** A sandbox card number (Luhn-valid, of Visa's range) ending in `last`: 0 approved, 2 refused. */
+function sandboxCardNumber(last: '0' | '2'): string {
+  for (;;) {
+    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
+    // the check digit that makes body + digit Luhn-valid
+    let sum = 0;
+    for (let i = 0; i < body.length; i++) {
+      let d = Number(body[body.length - 1 - i]);
+      if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    const check = String((10 - (sum % 10)) % 10);
+    if (check === last) return body + check;
+  }
+}
+
+/** A one-time token of a card (the public-key route). */
+async function cardToken(target: Target, number: string): Promise<string> {
   const year = new Date().getUTCFullYear() + 1;
-  // the card token route takes the public key alone
   const res = await fetch(`${target.url}/api/cards/tokens`, {
     method: 'POST',
     headers: { 'x-api-public-key': target.publicKey, 'content-type': 'application/json' },
@@ -176,6 +193,36 @@ async function cardToken(target: Target, number = '4000000000000010'): Promise<s
   });
   if (!res.ok) throw new Error(`POST /api/cards/tokens answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
+}
+
+interface TriggerCustomer {
+  id: string;
+  cards: { id: string; lastFour: string }[];
+}
+
+/**
+ * The trigger's own buyer with a card on file that the sandbox approves and one it refuses: made by the first
+ * run that needs them and found again by the later ones, so a run charges a saved card instead of tokenizing one.
+ * A token per run met the card-testing limits after a few runs (`RISK_CARD_ATTEMPTS_PER_CARD` a card an hour,
+ * `RISK_CARD_ATTEMPTS_PER_IP` a minute) and refused the next triggers for up to an hour.
+ */
+async function savedCards(target: Target): Promise<{ customer: string; approved: string; refused: string }> {
+  const page = await api<{ data: (TriggerCustomer & { email: string })[] }>(
+    target,
+    'GET',
+    '/api/customers?limit=100',
+  );
+  const customer =
+    page.data.find((c) => c.email === TRIGGER_BUYER.email) ??
+    (await api<TriggerCustomer>(target, 'POST', '/api/customers', TRIGGER_BUYER));
+  const cardEnding = async (last: '0' | '2') =>
+    customer.cards.find((c) => c.lastFour.endsWith(last))?.id ??
+    (
+      await api<{ id: string }>(target, 'POST', `/api/customers/${customer.id}/cards`, {
+        token: await cardToken(target, sandboxCardNumber(last)),
+      })
+    ).id;
+  return { customer: customer.id, approved: await cardEnding('0'), refused: await cardEnding('2') };
 }
 
 /**
@@ -187,12 +234,7 @@ async function cardToken(target: Target, number = '4000000000000010'): Promise<s
 async function subscription(target: Target, event: EventName): Promise<string> {
   const firstRefused = event === 'invoice.failed' || event === 'subscription.incomplete_expired';
   const renewalRefused = event === 'subscription.past_due' || event === 'subscription.unpaid';
-  const customer = await api<{ id: string }>(target, 'POST', '/api/customers', BUYER);
-  const saveCard = async (number: string) =>
-    api<{ id: string }>(target, 'POST', `/api/customers/${customer.id}/cards`, {
-      token: await cardToken(target, number),
-    });
-  const card = await saveCard(firstRefused ? REFUSED_CARD : APPROVED_CARD);
+  const cards = await savedCards(target);
   const plan = await api<{ id: string }>(target, 'POST', '/api/plans', {
     name: 'Plano de teste',
     amountCents: 5_000,
@@ -203,10 +245,10 @@ async function subscription(target: Target, event: EventName): Promise<string> {
     timeZone: 'America/Sao_Paulo',
   });
   const sub = await api<{ id: string }>(target, 'POST', '/api/subscriptions', {
-    customerId: customer.id,
+    customerId: cards.customer,
     planId: plan.id,
     paymentMethod: 'CREDIT_CARD',
-    cardId: card.id,
+    cardId: firstRefused ? cards.refused : cards.approved,
     startDate: tomorrow,
   });
   if (event === 'subscription.canceled') {
@@ -219,8 +261,7 @@ async function subscription(target: Target, event: EventName): Promise<string> {
   let state = await advance();
   if (event === 'subscription.renewed') await advance();
   if (renewalRefused) {
-    const refused = await saveCard(REFUSED_CARD);
-    await api(target, 'PATCH', `/api/subscriptions/${sub.id}`, { cardId: refused.id });
+    await api(target, 'PATCH', `/api/subscriptions/${sub.id}`, { cardId: cards.refused });
     state = await advance();
   }
   // every retry, one an advance, until the subscription ends or stops being charged
@@ -232,17 +273,18 @@ async function subscription(target: Target, event: EventName): Promise<string> {
   return sub.id;
 }
 
-const APPROVED_CARD = '4000000000000010';
-const REFUSED_CARD = '4000000000000002';
-
-/** A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer. */
+/**
+ * A card sale captured at once (its net becomes receivable installments), through the sandbox acquirer: the
+ * trigger's buyer, charged on its approved card on file.
+ */
 async function cardSale(target: Target): Promise<Sale> {
-  const token = await cardToken(target);
+  const cards = await savedCards(target);
   return api<Sale>(target, 'POST', '/api/transactions', {
     ...SALE,
+    customer: TRIGGER_BUYER,
     paymentMethod: 'CREDIT_CARD',
     installments: 2,
-    card: { token },
+    card: { cardId: cards.approved },
   });
 }
 
