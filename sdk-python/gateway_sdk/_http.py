@@ -113,9 +113,9 @@ class HttpClient:
                 raise error_for(status, code, message, answer_headers.get("X-Request-Id"), parsed)
             return answer if raw else parsed
 
-    def stream(self, path: str) -> Any:
+    def stream(self, path: str, last_event_id: Optional[str] = None) -> Any:
         """GET of an event stream: the open answer (read its lines; close it to stop), with no timeout: it waits as
-        long as events take.
+        long as events take. ``last_event_id`` is sent as Last-Event-ID (the events after it come first).
         A non-2xx answer raises as ``request`` does."""
         headers = {
             "Accept": "text/event-stream",
@@ -123,6 +123,8 @@ class HttpClient:
             "X-API-Public-Key": self.public_key,
             "X-API-Private-Key": self.private_key,
         }
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
         req = urllib.request.Request(f"{self.base_url}{path}", headers=headers, method="GET")
         try:
             answer = self._opener.open(req)

@@ -508,10 +508,13 @@ class EventsResource:
         """GET /api/events/{id}"""
         return cast(types.Event, self._http.request("GET", f"/api/events/{_segment(id)}"))
 
-    def stream(self, *, type: Union[str, Sequence[str], None] = None) -> Any:
+    def stream(
+        self, *, type: Union[str, Sequence[str], None] = None, last_event_id: Optional[str] = None
+    ) -> Any:
         """GET /api/events/stream: the account's events as they happen (Server-Sent Events); the open answer, its
-        lines read as they come (close it to stop)."""
-        return self._http.stream(f"/api/events/stream{_query(type)}")
+        lines read as they come (close it to stop). ``last_event_id`` (the ``id:`` of the last event read, sent as
+        Last-Event-ID) resumes a stream that dropped: the events after it come first, then the live ones."""
+        return self._http.stream(f"/api/events/stream{_query(type)}", last_event_id)
 
 
 class RefundsResource:

@@ -64,6 +64,18 @@ class ClientTest(unittest.TestCase):
         self.assertEqual({e["type"] for e in events}, {"sale.pending"})
         self.assertEqual(gw.events.retrieve(events[0]["id"])["id"], events[0]["id"])
 
+        # the stream resumed after the older event (Last-Event-ID) gives the newer one first, and not the older
+        answer = gw.events.stream(type="sale.pending", last_event_id=events[1]["id"])
+        try:
+            ids = []
+            while not ids:
+                line = answer.readline().decode()
+                if line.startswith("id: "):
+                    ids.append(line[4:].strip())
+        finally:
+            answer.close()
+        self.assertEqual(ids, [events[0]["id"]])
+
 
     def test_a_paid_charge_refunded(self):
         gw = gateway_for("refunds")

@@ -39,7 +39,7 @@ class RoutesTest(unittest.TestCase):
             self.sent.append(f"{method} {path.split('?')[0]}")
             return b"" if kwargs.get("raw") else {"data": [], "nextCursor": None}
 
-        def stream(_self: Any, path: str) -> Any:
+        def stream(_self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
             self.sent.append(f"GET {path.split('?')[0]}")
             return None
 

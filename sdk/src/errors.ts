@@ -16,6 +16,14 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * No answer from the gateway after every retry (refused, reset, DNS, timed out): the request may or may not have
+ * been done; repeat it with the same idempotency key. Not a GatewayError, which is an answer.
+ */
+export class GatewayConnectionError extends Error {
+  override readonly name = 'GatewayConnectionError';
+}
+
 /** A webhook whose signature, timestamp or event id does not verify: answer 400 and do nothing with it. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeError, GatewayError } from './errors.js';
+import { describeError, GatewayConnectionError, GatewayError } from './errors.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -62,10 +62,13 @@ export class HttpClient {
       accept?: string;
       /** Instead of the per-attempt timeout (an event stream lasts as long as its reader wants). */
       signal?: AbortSignal;
+      /** Headers of this request besides the keys' (an event stream's Last-Event-ID). */
+      headers?: Record<string, string>;
     } = {},
   ): Promise<Response> {
     const form = body instanceof FormData;
     const headers: Record<string, string> = {
+      ...options.headers,
       accept: options.accept ?? 'application/json',
       'x-api-public-key': this.options.publicKey,
       'x-api-private-key': this.options.privateKey,
@@ -84,7 +87,13 @@ export class HttpClient {
           signal: options.signal ?? AbortSignal.timeout(this.timeoutMs),
         });
       } catch (err) {
-        if (attempt >= retries) throw err;
+        // the caller's own abort is theirs, not a connection failure
+        if (options.signal?.aborted) throw err;
+        if (attempt >= retries) {
+          throw new GatewayConnectionError(`${method} ${path}: no answer from ${this.baseUrl}`, {
+            cause: err,
+          });
+        }
         await sleep(backoff(attempt));
         continue;
       }

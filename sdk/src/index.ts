@@ -5,7 +5,7 @@
 import { type ClientOptions, HttpClient, type RequestOptions } from './http.js';
 import type { paths } from './openapi.js';
 
-export { GatewayError, WebhookVerificationError } from './errors.js';
+export { GatewayConnectionError, GatewayError, WebhookVerificationError } from './errors.js';
 export type { ClientOptions, RequestOptions } from './http.js';
 export type { paths } from './openapi.js';
 export {
@@ -711,9 +711,12 @@ export class Gateway {
       retrieve: (id: string) => http.request<Event>('GET', `/api/events/${segment(id)}`),
       /**
        * GET /api/events/stream: the account's events as they happen (Server-Sent Events); the answer's body is
-       * the stream, read until `signal` aborts it.
+       * the stream, read until `signal` aborts it. `lastEventId` (the `id:` of the last event read, sent as
+       * Last-Event-ID) resumes a stream that dropped: the events after it come first, then the live ones.
        */
-      stream: (params: { type?: string | readonly string[]; signal?: AbortSignal } = {}) =>
+      stream: (
+        params: { type?: string | readonly string[]; signal?: AbortSignal; lastEventId?: string } = {},
+      ) =>
         http.send(
           'GET',
           `/api/events/stream${query({ ...(params.type ? { type: params.type } : {}) })}`,
@@ -721,6 +724,7 @@ export class Gateway {
           {
             accept: 'text/event-stream',
             signal: params.signal ?? new AbortController().signal,
+            ...(params.lastEventId ? { headers: { 'last-event-id': params.lastEventId } } : {}),
           },
         ),
     };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EventIdDeduplicator,
   Gateway,
+  GatewayConnectionError,
   GatewayError,
   verifyWebhook,
   WebhookVerificationError,
@@ -325,6 +326,55 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     }
   });
 
+  it('throws GatewayConnectionError when nothing answers, after its retries', async () => {
+    const m = await createMerchant(server);
+    // a port that was listening a moment ago and is closed now: connections are refused
+    const gone = createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => gone.close(() => resolve()));
+    const failed = await gatewayFor(m, `http://127.0.0.1:${port}`, { maxRetries: 1 })
+      .balance.retrieve()
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(GatewayConnectionError);
+    expect(failed).not.toBeInstanceOf(GatewayError);
+    expect((failed as Error).message).toBe(
+      `GET /api/public/balance: no answer from http://127.0.0.1:${port}`,
+    );
+    expect((failed as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('resumes the event stream after the last event read (lastEventId): the events since come first', async () => {
+    const m = await createMerchant(server);
+    const gw = gatewayFor(m);
+    const first = await gw.sandbox.createSale(saleInput() as never);
+    await moveTo(server, m, (first as { uuid: string }).uuid, 'PAGO');
+    const [seen] = (await gw.events.list({ type: 'sale.paid' })).data;
+    // two more sales paid while no stream is open
+    const later: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const sale = (await gw.sandbox.createSale(saleInput() as never)) as { uuid: string };
+      await moveTo(server, m, sale.uuid, 'PAGO');
+      later.push(sale.uuid);
+    }
+    const stop = new AbortController();
+    const res = await gw.events.stream({ type: 'sale.paid', lastEventId: seen!.id, signal: stop.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    while ((text.match(/^id: /gm) ?? []).length < 2) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    stop.abort();
+    // the two paid after the last one read, in order, and not that one again
+    expect(text).not.toContain(`id: ${seen!.id}\n`);
+    expect(later.map((uuid) => text.indexOf(uuid))).toEqual([expect.any(Number), expect.any(Number)]);
+    const [a, b] = later.map((uuid) => text.indexOf(uuid));
+    expect(a).toBeGreaterThan(-1);
+    expect(b).toBeGreaterThan(a!);
+  });
+
   it('throws GatewayError with the code of whichever error shape, the request id and the body', async () => {
     const m = await createMerchant(server);
     const gw = gatewayFor(m);
@@ -387,6 +437,7 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect(Object.keys(built).sort()).toEqual([
       'EventIdDeduplicator',
       'Gateway',
+      'GatewayConnectionError',
       'GatewayError',
       'ROUTES',
       'WebhookVerificationError',
