@@ -15,6 +15,8 @@ export interface DisputeRow {
   status: DisputeStatus;
   amount_cents: number;
   adjustment_cents: number;
+  /** Of the adjustment, what the account holds itself (the fee on a part disputed); the rest is the holders'. */
+  fee_part_cents: number;
   reason: string | null;
   source: string;
   external_id: string | null;
@@ -42,6 +44,7 @@ export interface NewDispute {
   kind: DisputeKind;
   amountCents: number;
   adjustmentCents: number;
+  feePartCents: number;
   reason: string | null;
   source: string;
   externalId: string | null;
@@ -51,9 +54,9 @@ export interface NewDispute {
 export async function insertDispute(tx: Queryable, d: NewDispute): Promise<DisputeRow> {
   const [row] = await tx.query<DisputeRow>(
     `INSERT INTO disputes (account_id, sale_id, sale_uuid, kind, amount_cents, adjustment_cents, reason, source,
-        external_id, respond_by)
+        external_id, respond_by, fee_part_cents)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-        date_trunc('milliseconds', now()) + make_interval(days => $10))
+        date_trunc('milliseconds', now()) + make_interval(days => $10), $11)
      RETURNING *`,
     [
       d.accountId,
@@ -66,6 +69,7 @@ export async function insertDispute(tx: Queryable, d: NewDispute): Promise<Dispu
       d.source,
       d.externalId,
       d.respondByDays,
+      d.feePartCents,
     ],
   );
   return row!;

@@ -71,16 +71,23 @@ const bucketOf = (holder: HeldPart['holder'], bucket: 'available' | 'blocked'): 
     : { accountId: holder.accountId, bucket };
 
 /**
- * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds). More than the
- * net (the fee on the part disputed) is the account's to hold, as its fee is. Less (a dispute of part of the
- * sale) releases the surplus back to available from the parties that hold the net, each in proportion to what
- * it holds, exact in cents (`shareOfHeld`; each releases at most what it holds): a split sale's liable
- * recipient holds its net, so the release is its, never the account's blocked, which holds none of it.
+ * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds). `feePart` (the
+ * fee on a part disputed: the part less the share of the net a loss of it takes) is the account's to hold, as its
+ * fee is; the rest of the adjustment is the holders'. More than they hold is the account's too. Less (a dispute
+ * of part of the sale) releases the surplus back to available from the parties that hold the net, each in
+ * proportion to what it holds, exact in cents (`shareOfHeld`; each releases at most what it holds): a split
+ * sale's liable recipient keeps holding the share of the net its loss would take from it, never the fee on it.
  */
-function adjustmentParts(accountId: number, held: HeldPart[], adj: number): HeldPart[] {
+function adjustmentParts(accountId: number, held: HeldPart[], adj: number, feePart: number): HeldPart[] {
   const holding = held.reduce((sum, h) => sum + h.amount, 0);
-  if (adj >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
-  return shareOfHeld(held, -adj).map((p) => ({ holder: p.holder, amount: -p.amount }));
+  const rest = adj - feePart;
+  if (rest >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
+  const released = shareOfHeld(held, -rest).map((p) => ({ holder: p.holder, amount: -p.amount }));
+  if (feePart === 0) return released;
+  // the account's own part, with what it releases when it holds some of the net too (one move, not two)
+  const own = released.find((p) => 'accountId' in p.holder);
+  if (own) own.amount += feePart;
+  return own ? released : [...released, { holder: { accountId }, amount: feePart }];
 }
 
 /** Moves each part of an adjustment from its party's available to its blocked (a negative part: back). */
@@ -150,6 +157,8 @@ export class Disputes {
         input.kind === 'med' ? 'MED' : 'CHARGEBACK',
       );
       const adjustmentCents = amountCents - moved.tookFromAvailable;
+      // a part of what is left: the holders keep the share of the net its loss takes, the account the fee on it
+      const feePartCents = amountCents < most ? amountCents - sale.netShareOf(amountCents) : 0;
       const dispute = await insertDispute(tx, {
         accountId: sale.accountId,
         saleId: sale.id,
@@ -157,6 +166,7 @@ export class Disputes {
         kind: input.kind,
         amountCents,
         adjustmentCents,
+        feePartCents,
         reason: input.reason ?? null,
         source: input.source,
         externalId: input.externalId ?? null,
@@ -166,7 +176,9 @@ export class Disputes {
         kind: 'dispute.opened',
         refType: 'dispute',
         refId: dispute.id,
-        postings: adjustment(adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents)),
+        postings: adjustment(
+          adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents, feePartCents),
+        ),
       });
       await this.notify(tx, dispute, 'dispute.opened');
       await this.mailTeam(tx, dispute, 'opened');
@@ -349,7 +361,9 @@ export class Disputes {
     let postings: Posting[];
     // the opening's adjustment, party by party as it was made (the sale's held parts have not changed since:
     // no refund or other move reaches a sale while its dispute is open), undone by each close below
-    const reverted = adjustment(undone(adjustmentParts(accountId, now.heldParts, adj)));
+    const reverted = adjustment(
+      undone(adjustmentParts(accountId, now.heldParts, adj, Number(dispute.fee_part_cents))),
+    );
     if (status !== 'won' && amount < now.disputable) {
       // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'
       // blocked) and goes back to PAGO, freeing the rest; the merchant pays the fee on the part lost

@@ -28,6 +28,8 @@ export interface DisputedSale {
   heldParts: { holder: Holder; amount: number }[];
   /** What a dispute may still claim: what the payer paid less the refunds made or in progress. */
   disputable: number;
+  /** The share of the net a loss of `amount` (at most `disputable`) takes, as a refund of it would. */
+  netShareOf: (amount: number) => number;
 }
 
 /**
@@ -46,6 +48,7 @@ export function shareOfHeld(held: DisputedSale['heldParts'], cents: number): Dis
 function disputedSale(s: SaleRow, refunding: number): DisputedSale {
   const heldParts = isDispute(s.status) ? disputeClaims(moneyOf(s)).filter((c) => c.amount !== 0) : [];
   const heldNet = heldParts.reduce((sum, c) => sum + c.amount, 0);
+  const disputable = Math.max(0, moneyOf(s).amount - s.refunded_amount - refunding);
   return {
     id: s.id,
     uuid: s.uuid,
@@ -55,7 +58,8 @@ function disputedSale(s: SaleRow, refunding: number): DisputedSale {
     amount: moneyOf(s).amount,
     heldNet,
     heldParts,
-    disputable: Math.max(0, moneyOf(s).amount - s.refunded_amount - refunding),
+    disputable,
+    netShareOf: (amount) => shareOf(s, amount, disputable),
   };
 }
 

@@ -246,8 +246,12 @@ describe('refunds and disputes of a split sale', () => {
     await expectLedgerOk();
   });
 
-  it('a dispute of part of a split sale holds that part on the liable party alone: the platform keeps its own and can cash out no more', async () => {
+  it('a dispute of part of a split sale holds what losing it takes: its net share on the liable party, the fee on it on the platform', async () => {
     const shop = await createMerchant(server, 'Plataforma Parcial');
+    // a fee of 2 % + R$ 0,50, which a part disputed carries its share of
+    await db().query('UPDATE accounts SET sale_fee_percent_e4 = 20000, sale_fee_fixed = 50 WHERE id = $1', [
+      shop.accountId,
+    ]);
     const liable = await createRecipient(server, shop, { name: 'Rita' });
     const other = await createRecipient(server, shop, { name: 'Otto' });
     const open = async (outcome: 'lost' | 'won') => {
@@ -270,16 +274,15 @@ describe('refunds and disputes of a split sale', () => {
       };
       const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 5001 });
       expect(opened.status, opened.text).toBe(201);
-      // the liable recipient holds the 5001 disputed; the platform and the other recipient are untouched
+      // the liable recipient holds the part's share of the net, 9751 × 5001 / 10001 = 4875 (rounded down), as
+      // a loss takes it; the platform the fee on the part, 126; the other recipient is untouched
       const platform = await getBalance(db(), shop.accountId);
-      expect({ available: platform.available, blocked: platform.blocked }).toEqual({
-        available: before.platform.available,
-        blocked: before.platform.blocked,
-      });
+      expect(platform.blocked - before.platform.blocked).toBe(126);
+      expect(platform.available - before.platform.available).toBe(-126);
       expect(await recipientBalance(server, shop, other.id)).toEqual(before.other);
       const held = await recipientBalance(server, shop, liable.id);
-      expect(held.blocked - before.liable.blocked).toBe(5001);
-      expect(held.available - before.liable.available).toBe(-5001);
+      expect(held.blocked - before.liable.blocked).toBe(4875);
+      expect(held.available - before.liable.available).toBe(-4875);
       await expectLedgerOk();
       // nothing of the disputed part can leave in a platform cashout
       const tooMuch = await call('POST', `${server.url}/api/public/cashout`, {
@@ -314,9 +317,8 @@ describe('refunds and disputes of a split sale', () => {
     expect(platform.blocked).toBe(lost.before.platform.blocked);
     const ritaPaid = lost.before.liable.available - rita.available;
     const platformPaid = lost.before.platform.available - platform.available;
-    expect(ritaPaid).toBeGreaterThan(0);
-    expect(platformPaid).toBeGreaterThanOrEqual(0);
-    expect(ritaPaid + platformPaid).toBe(5001);
+    // each pays what it held
+    expect([ritaPaid, platformPaid]).toEqual([4875, 126]);
     expect(await recipientBalance(server, shop, other.id)).toEqual(lost.before.other);
   });
 });
