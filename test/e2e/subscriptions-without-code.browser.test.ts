@@ -195,6 +195,17 @@ describe('a subscription sold without code', () => {
     await phone.getByRole('img', { name: 'QR Code do Pix' }).waitFor();
     await phone.getByRole('button', { name: 'Copiar código Pix' }).waitFor();
     await phone.getByRole('note').getByText('Modo de teste.').waitFor();
+    // its next charge is the next period's, due on its first day and e-mailed BOLETO_DAYS_BEFORE (5) days ahead
+    const text = await phone.locator('main').innerText();
+    const next =
+      /Próxima cobrança: vence em (\d\d\/\d\d\/\d{4}) \(enviada por e-mail em (\d\d\/\d\d\/\d{4})\)/.exec(
+        text,
+      );
+    expect(next, text).not.toBeNull();
+    const periodEnd = /Período atual: \S+ a (\S+)\./.exec(text)![1];
+    expect(next![1]).toBe(periodEnd);
+    const asDate = (br: string) => Date.parse(br.split('/').reverse().join('-'));
+    expect((asDate(next![1]!) - asDate(next![2]!)) / 86_400_000).toBe(5);
     await clean(phone, 'subscriptions-without-code-06-billing-pix');
   });
 });
