@@ -1548,8 +1548,9 @@ SubscriptionStatus = Literal[
 class Subscription(TypedDict):
     # The current plan’s amount per period
     amountCents: int
-    # The customer’s own page (change the card, cancel at period end)
-    billingUrl: str
+    # The customer's own page (change the card, cancel at period end): a link that acts as the customer, so
+    # null for a caller who may not change subscriptions (a read key, a panel role without charges)
+    billingUrl: Optional[str]
     cancelAtPeriodEnd: bool
     # Why it was canceled: the merchant or the customer asked, dunning ended it
     # (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed
@@ -1615,8 +1616,9 @@ SubscriptionPageDataItemStatus = Literal[
 class SubscriptionPageDataItem(TypedDict):
     # The current plan’s amount per period
     amountCents: int
-    # The customer’s own page (change the card, cancel at period end)
-    billingUrl: str
+    # The customer's own page (change the card, cancel at period end): a link that acts as the customer, so
+    # null for a caller who may not change subscriptions (a read key, a panel role without charges)
+    billingUrl: Optional[str]
     cancelAtPeriodEnd: bool
     # Why it was canceled: the merchant or the customer asked, dunning ended it
     # (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed

@@ -26390,8 +26390,8 @@ export interface paths {
                         "application/json": {
                             /** @description The current plan’s amount per period */
                             amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
+                            /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                            billingUrl: string | null;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
                             /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
@@ -27480,8 +27480,8 @@ export interface paths {
                             data: {
                                 /** @description The current plan’s amount per period */
                                 amountCents: number;
-                                /** @description The customer’s own page (change the card, cancel at period end) */
-                                billingUrl: string;
+                                /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                                billingUrl: string | null;
                                 cancelAtPeriodEnd: boolean;
                                 canceledAt: string | null;
                                 /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
@@ -27750,8 +27750,8 @@ export interface paths {
                         "application/json": {
                             /** @description The current plan’s amount per period */
                             amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
+                            /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                            billingUrl: string | null;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
                             /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
@@ -27972,8 +27972,8 @@ export interface paths {
                         "application/json": {
                             /** @description The current plan’s amount per period */
                             amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
+                            /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                            billingUrl: string | null;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
                             /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
@@ -28206,8 +28206,8 @@ export interface paths {
                         "application/json": {
                             /** @description The current plan’s amount per period */
                             amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
+                            /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                            billingUrl: string | null;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
                             /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */
@@ -28447,8 +28447,8 @@ export interface paths {
                         "application/json": {
                             /** @description The current plan’s amount per period */
                             amountCents: number;
-                            /** @description The customer’s own page (change the card, cancel at period end) */
-                            billingUrl: string;
+                            /** @description The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges) */
+                            billingUrl: string | null;
                             cancelAtPeriodEnd: boolean;
                             canceledAt: string | null;
                             /** @description Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed */

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthHook } from '../platform/http/types.js';
-import { accountOf, SESSION_COOKIE } from './panel-session.hook.js';
+import { type KeyScope, scopeCovers } from './key-scopes.js';
+import { accountOf, SESSION_COOKIE, sessionOf } from './panel-session.hook.js';
+import { may, type Permission } from './roles.js';
 
 /**
  * One route, two doors (GET /api/fees, /api/anticipations): a request carrying the panel's session cookie and
@@ -22,4 +24,14 @@ export function apiKeyOrSession(apiKey: AuthHook, requireSession: AuthHook): Aut
 /** The account a request of either door acts on. */
 export function requestAccount(request: FastifyRequest): number {
   return request.merchant?.accountId ?? accountOf(request);
+}
+
+/**
+ * Whether the caller of either door could do what needs `permission` in the panel or `scope` by key: for a read
+ * route that answers something only they may have (a customer's billing page link, which changes a card and
+ * cancels), to a caller who may only read.
+ */
+export function requestMay(request: FastifyRequest, permission: Permission, scope: KeyScope): boolean {
+  if (request.merchant) return scopeCovers(request.merchant.scope, scope);
+  return may(sessionOf(request).user.role, permission);
 }

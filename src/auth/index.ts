@@ -7,7 +7,7 @@ export { clearAttempts, withAttempt } from './attempts.js';
 export { AuthCache, type CachedAccount, notifyAuthChange } from './auth-cache.js';
 export { credentialCreatorEmail, credentialName } from './credentials.data.js';
 export { CredentialService } from './credentials.js';
-export { apiKeyOrSession, requestAccount } from './either-door.hook.js';
+export { apiKeyOrSession, requestAccount, requestMay } from './either-door.hook.js';
 export { LastUseRecorder } from './last-use.js';
 export { accountOf, panelSession, sessionOf, signedIn } from './panel-session.hook.js';
 export {

@@ -1,4 +1,5 @@
-import { apiKeyOrSession, requestAccount } from '../auth/index.js';
+import type { FastifyRequest } from 'fastify';
+import { apiKeyOrSession, requestAccount, requestMay } from '../auth/index.js';
 import {
   SHAPE_D as D,
   EITHER_DOOR_ERRORS as doorErrors,
@@ -24,7 +25,7 @@ import {
   SubscriptionsPage,
   SubscriptionsQuery,
 } from './schemas.js';
-import type { Subscriptions } from './subscriptions.js';
+import type { Subscriptions, SubscriptionView } from './subscriptions.js';
 
 /**
  * Plans and subscriptions (API keys, shape D): each period one sale carrying subscriptionId. Creating a plan,
@@ -128,13 +129,15 @@ export async function subscriptionRoutes(
         response: { 200: SubscriptionsPage, ...doorErrors },
       },
     },
-    async (request) =>
-      subs.list(requestAccount(request), {
+    async (request) => {
+      const page = await subs.list(requestAccount(request), {
         before: request.query.cursor ? decodeCursor(request.query.cursor) : null,
         limit: parseLimit(request.query.limit),
         customerId: request.query.customerId,
         status: request.query.status,
-      }),
+      });
+      return { ...page, data: page.data.map((s) => forCaller(request, s)) };
+    },
   );
 
   app.get(
@@ -150,7 +153,7 @@ export async function subscriptionRoutes(
         response: { 200: Subscription, ...doorErrors },
       },
     },
-    async (request) => subs.one(requestAccount(request), request.params.id),
+    async (request) => forCaller(request, await subs.one(requestAccount(request), request.params.id)),
   );
 
   app.patch(
@@ -188,4 +191,12 @@ export async function subscriptionRoutes(
     async (request) =>
       subs.cancel(requestAccount(request), request.params.id, request.body.atPeriodEnd ?? false),
   );
+}
+
+/**
+ * A subscription as this caller may see it: its customer's page link (which changes the card and cancels, as the
+ * customer) only for one who may change subscriptions, never a read key or a viewer.
+ */
+function forCaller(request: FastifyRequest, sub: SubscriptionView): SubscriptionView {
+  return requestMay(request, 'sales.create', 'charges') ? sub : { ...sub, billingUrl: null };
 }

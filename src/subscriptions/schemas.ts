@@ -164,7 +164,10 @@ export const Subscription = Type.Object({
         'Why it was canceled: the merchant or the customer asked, dunning ended it (SUBSCRIPTION_CANCEL_WHEN_UNPAID), or its account was closed',
     },
   ),
-  billingUrl: Type.String({ description: 'The customer’s own page (change the card, cancel at period end)' }),
+  billingUrl: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The customer's own page (change the card, cancel at period end): a link that acts as the customer, so null for a caller who may not change subscriptions (a read key, a panel role without charges)",
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 

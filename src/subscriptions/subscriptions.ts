@@ -96,7 +96,7 @@ export interface SubscriptionView {
   canceledAt: string | null;
   split: SubscriptionRow['split'];
   cancelReason: SubscriptionRow['cancel_reason'];
-  billingUrl: string;
+  billingUrl: string | null;
   createdAt: string;
 }
 

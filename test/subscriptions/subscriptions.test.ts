@@ -13,6 +13,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { addTeamUser } from '../support/team.js';
 import { waitUntil } from '../support/wait.js';
 
 interface Sub {
@@ -26,7 +27,7 @@ interface Sub {
   nextChargeAt: string | null;
   trialEnd: string | null;
   cancelAtPeriodEnd: boolean;
-  billingUrl: string;
+  billingUrl: string | null;
 }
 interface Sale {
   uuid: string;
@@ -224,6 +225,28 @@ describe('subscriptions by card', () => {
       headers: merchant.panel,
     });
     expect(one.body.status).toBe('active');
+    expect(one.body.billingUrl).toBe(made.body.billingUrl);
+    // the customer's page acts as the customer (a new card, a cancellation): a caller who may only read gets none
+    const readKey = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      {
+        headers: merchant.panel,
+        body: { scope: 'read' },
+      },
+    );
+    const reader = {
+      'x-api-public-key': readKey.body.publicKey,
+      'x-api-private-key': readKey.body.privateKey,
+    };
+    const viewer = await addTeamUser(server.url, merchant, mailbox, 'viewer');
+    for (const headers of [reader, viewer.panel]) {
+      const seen = await call<Sub>('GET', `${server.url}/api/subscriptions/${made.body.id}`, { headers });
+      expect(seen.status, seen.text).toBe(200);
+      expect(seen.body.billingUrl).toBeNull();
+      const listed = await call<{ data: Sub[] }>('GET', `${server.url}/api/subscriptions`, { headers });
+      expect(listed.body.data.map((s) => s.billingUrl)).toEqual(listed.body.data.map(() => null));
+    }
     expect(
       (await call('GET', `${server.url}/api/subscriptions/${made.body.id}`, { headers: other.panel })).status,
     ).toBe(404);

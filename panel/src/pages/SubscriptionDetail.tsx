@@ -68,7 +68,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
             </dl>
             <CancelButtons sub={sub} onDone={setSub} />
           </Card>
-          {can('sales.create') && (
+          {can('sales.create') && sub.billingUrl && (
             <Card title="Página do assinante">
               <p class="muted">
                 Enviada ao cliente em cada e-mail da assinatura: nela ele vê as cobranças, troca o cartão e
