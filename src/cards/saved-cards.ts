@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { lockForTransaction } from '../platform/db/advisory-lock.js';
 import type { Queryable } from '../platform/db/db.js';
 import type { CardBrand } from './brands.js';
 import type { UsedCardTokenRow } from './data.js';
@@ -45,6 +46,8 @@ export async function saveCard(
   const used = await takeToken(tx, accountId, token);
   if (!used) return null;
   if (used.fingerprint) {
+    // one save of the customer's cards at a time: two of the same card sent together would both find none
+    await lockForTransaction(tx, 'saved-cards', customerId);
     // the same card again (its number and expiry) for this customer, as a billing page's card change with the
     // card already on file: one card on file, its acquirer token renewed, its id (and the subscriptions naming
     // it) kept

@@ -172,6 +172,17 @@ describe('customers', () => {
       [merchant.accountId, number.slice(-4)],
     );
     expect(tokens!.wiped).toBe(1);
+
+    // the same card saved five times at once (the card-testing limit allows five an hour): still one card on file
+    const racing = cardEnding('1');
+    const tokens8 = await Promise.all(Array.from({ length: 5 }, () => tokenFor(racing)));
+    const saves = await Promise.all(
+      tokens8.map((token) => api<{ id: string }>('POST', `/api/customers/${customer.id}/cards`, { token })),
+    );
+    expect(saves.map((r) => r.status)).toEqual(saves.map(() => 201));
+    expect(new Set(saves.map((r) => r.body.id)).size).toBe(1);
+    const after = (await api<CustomerBody>('GET', `/api/customers/${customer.id}`)).body.cards;
+    expect(after.filter((c) => c.lastFour === racing.slice(-4))).toHaveLength(1);
   });
 
   it('keeps no card number anywhere', async () => {
