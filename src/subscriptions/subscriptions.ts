@@ -159,7 +159,13 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
     amountCents: who.plan.amount_cents,
     currentPeriodStart: s.current_period_start,
     currentPeriodEnd: s.current_period_end,
-    nextChargeAt: s.next_charge_at?.toISOString() ?? null,
+    // ending at its period's end with that period paid (or its trial), it charges nothing more: the time the
+    // scheduler keeps (when it ends it, or a later period's issue date until a declined charge's outcome is
+    // applied) is no charge's
+    nextChargeAt:
+      s.cancel_at_period_end && (s.status === 'active' || s.status === 'trialing')
+        ? null
+        : (s.next_charge_at?.toISOString() ?? null),
     trialEnd: s.trial_end,
     cancelAtPeriodEnd: s.cancel_at_period_end,
     canceledAt: s.canceled_at?.toISOString() ?? null,

@@ -81,6 +81,8 @@ describe('the subscriber’s page', () => {
     await page.getByRole('heading', { name: 'Situação: Aguardando o primeiro pagamento' }).waitFor();
     await page.getByText('Não conseguimos cobrar no cartão').waitFor();
     expect(await page.getByRole('listitem').first().textContent()).toContain('Recusado');
+    // nothing paid yet: cancelling does not promise a period that goes on
+    await page.getByText(/^Nenhuma nova cobrança é feita, e a assinatura termina em /).waitFor();
     await clean(page, 'billing-01-past-due');
 
     await page.getByRole('button', { name: 'Trocar o cartão' }).click();
@@ -117,6 +119,7 @@ describe('the subscriber’s page', () => {
     expect(await page.getByRole('listitem').first().textContent()).toContain('Pago');
     await clean(page, 'billing-03-active');
 
+    await page.getByText(/^A assinatura continua até .* e não é cobrada de novo\.$/).waitFor();
     await page.getByRole('button', { name: 'Cancelar no fim do período' }).click();
     await page.getByRole('button', { name: 'Confirmar o cancelamento' }).click();
     await page.getByText(/Cancelamento agendado para/).waitFor();

@@ -97,6 +97,15 @@ describe('Assinaturas and Clientes', () => {
       .waitFor();
     await clean(page, 'panel-subscriptions-01-list');
 
+    // asked first, as the panel's other cancels are: dismissed, nothing changes
+    page.once('dialog', (d) => void d.dismiss());
+    await row.getByRole('button', { name: /Cancelar no fim do período/ }).click();
+    const kept = await api<{ cancelAtPeriodEnd: boolean }>('GET', `/api/subscriptions/${sub.body.id}`);
+    expect(kept.body.cancelAtPeriodEnd).toBe(false);
+    page.once('dialog', (d) => {
+      expect(d.message()).toBe('Cancelar esta assinatura no fim do período? Não haverá novas cobranças.');
+      void d.accept();
+    });
     await row.getByRole('button', { name: /Cancelar no fim do período/ }).click();
     await row.getByText('(termina no fim do período)').waitFor();
     const after = await api<{ cancelAtPeriodEnd: boolean; status: string; currentPeriodEnd: string }>(

@@ -138,7 +138,7 @@ describe('a subscription sold without code', () => {
     // its own page: the customer's card, the address of the customer's page (to send again), its sale
     await paidRow.getByRole('link', { name: 'Ver a assinatura de Ana Costa' }).click();
     await panel.getByRole('heading', { level: 1, name: 'Assinatura de Ana Costa' }).waitFor();
-    await panel.getByText(/Cartão de crédito · visa final \d{4}/).waitFor();
+    await panel.getByText(/Cartão de crédito · Visa final \d{4}/).waitFor();
     expect(await panel.locator('code').first().textContent()).toMatch(/\/billing\/[A-Za-z0-9_-]{32}$/);
     const sales = panel.getByRole('table', { name: 'Vendas da assinatura' });
     await expect.poll(() => sales.getByRole('row').count()).toBe(2);

@@ -436,13 +436,18 @@ describe('subscriptions by card', () => {
       async () => (await salesOf(made.body.id)).find((s) => s.uuid === next.uuid)?.status === 'CANCELADO',
     );
     // no dunning for a period the customer declined: still active, ending when that period would start
-    const after = await waitUntil(async () => {
-      const s = await api<Sub>('GET', `/api/subscriptions/${made.body.id}`);
-      return (
-        s.body.nextChargeAt === fromSaoPaulo(`${s.body.currentPeriodEnd}T00:00:00`).toISOString() && s.body
+    // (the scheduler ends it when that period would have started: its own time, no charge's)
+    await waitUntil(async () => {
+      const [row] = await server.runtime.platform.db.query<{ at: Date }>(
+        'SELECT next_charge_at AS at FROM subscriptions WHERE uuid = $1',
+        [made.body.id],
       );
+      return row?.at?.toISOString() === fromSaoPaulo(`${atEnd.body.currentPeriodEnd}T00:00:00`).toISOString();
     });
-    expect(after).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    const after = (await api<Sub>('GET', `/api/subscriptions/${made.body.id}`)).body;
+    // and it promises no next charge, before as after the declined charge's outcome
+    expect(atEnd.body.nextChargeAt).toBeNull();
+    expect(after).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, nextChargeAt: null });
     expect(await eventsOf(made.body.id)).not.toContain('subscription.past_due');
     const ended = await advance(made.body.id);
     expect(ended.body.status).toBe('canceled');

@@ -156,7 +156,7 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
             />
           ) : (
             <button type="button" class="secondary" onClick={() => setChanging(true)}>
-              Trocar o cartão
+              {b.card ? 'Trocar o cartão' : 'Cadastrar o cartão'}
             </button>
           )}
         </section>
@@ -209,6 +209,7 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
         <CancelSection
           token={token}
           end={b.currentPeriodEnd}
+          served={b.status === 'active' || b.status === 'trialing' || b.status === 'past_due'}
           onDone={(next) => {
             setBilling(next);
             setNotice(`Cancelamento agendado para ${day(next.currentPeriodEnd)}.`);
@@ -315,7 +316,13 @@ function CardForm(props: {
   );
 }
 
-function CancelSection(props: { token: string; end: string; onDone: (b: Billing) => void }) {
+function CancelSection(props: {
+  token: string;
+  end: string;
+  /** Whether the subscription is running (a period paid, or its trial): it goes on until the period ends. */
+  served: boolean;
+  onDone: (b: Billing) => void;
+}) {
   const [asking, setAsking] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const confirm = async () => {
@@ -328,7 +335,11 @@ function CancelSection(props: { token: string; end: string; onDone: (b: Billing)
   return (
     <section class="card" aria-labelledby="cancel-title">
       <h2 id="cancel-title">Cancelar a assinatura</h2>
-      <p>A assinatura continua até {day(props.end)} e não é cobrada de novo.</p>
+      <p>
+        {props.served
+          ? `A assinatura continua até ${day(props.end)} e não é cobrada de novo.`
+          : `Nenhuma nova cobrança é feita, e a assinatura termina em ${day(props.end)}.`}
+      </p>
       {problem && (
         <p class="problem" role="alert">
           {problem}

@@ -10,9 +10,12 @@ export interface CardTyped {
   installments: string;
 }
 
+/** A card's brand as a person reads it ("Mastercard", not "mastercard"). */
+export const brandName = (brand: string) => BRANDS[brand] ?? brand;
+
 export const EMPTY_CARD: CardTyped = { number: '', holder: '', expiry: '', cvv: '', installments: '1' };
 
-const BRANDS: Record<string, string> = {
+export const BRANDS: Record<string, string> = {
   visa: 'Visa',
   mastercard: 'Mastercard',
   amex: 'American Express',

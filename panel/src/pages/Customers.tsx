@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Customer } from '../api';
 import { date } from '../ui/format';
 import { ErrorText, Table } from '../ui/kit';
+import { brandName } from './CardInputs';
 
 /** Clientes: the customers made by the API, with the cards saved on file for them (never more than the last four). */
 export function Customers() {
@@ -23,8 +24,8 @@ export function Customers() {
     <>
       <h1>Clientes</h1>
       <p class="muted">
-        Os clientes cadastrados pela API e os cartões guardados para eles na adquirente: a conta guarda só a
-        bandeira, o final e a validade.
+        Os clientes da conta (cadastrados aqui em Assinaturas ou pela API) e os cartões guardados para eles na
+        adquirente: a conta guarda só a bandeira, o final e a validade.
       </p>
       <ErrorText error={error} />
       <Table
@@ -43,7 +44,7 @@ export function Customers() {
                 : c.cards
                     .map(
                       (k) =>
-                        `${k.brand.toUpperCase()} final ${k.lastFour} (${String(k.expMonth).padStart(2, '0')}/${k.expYear})`,
+                        `${brandName(k.brand)} final ${k.lastFour} (${String(k.expMonth).padStart(2, '0')}/${k.expYear})`,
                     )
                     .join(', ')}
             </td>

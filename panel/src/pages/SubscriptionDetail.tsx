@@ -3,6 +3,7 @@ import { api, type Customer, can, type Plan, type SalesPage, type Subscription }
 import { date, day, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
+import { brandName } from './CardInputs';
 import { CancelButtons, every, nextChargeText, statusText } from './Subscriptions';
 
 /**
@@ -50,7 +51,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
               <dt>Forma de pagamento</dt>
               <dd>
                 {label(METHODS, sub.idRec ? 'PIX_AUTOMATICO' : sub.paymentMethod)}
-                {card && ` · ${card.brand} final ${card.lastFour}`}
+                {card && ` · ${brandName(card.brand)} final ${card.lastFour}`}
               </dd>
               <dt>Situação</dt>
               <dd>

@@ -38,7 +38,12 @@ export function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: 
         <button
           type="button"
           class="link"
-          onClick={() => cancel(true)}
+          onClick={() => {
+            // no charge after this period, its Pix or boleto already sent for the next one cancelled: asked too
+            if (!window.confirm('Cancelar esta assinatura no fim do período? Não haverá novas cobranças.'))
+              return;
+            void cancel(true);
+          }}
           aria-label={`Cancelar no fim do período a assinatura ${sub.id}`}
         >
           Cancelar no fim do período
