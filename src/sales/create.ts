@@ -4,7 +4,8 @@ import { coalescedReader } from '../platform/concurrency/coalesced-reads.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
 import { insertSale, lockSale, type NewSaleRow, setSaleAmount } from './data.js';
-import { type FeeMethod, feesAt, feesOfSale, type SaleFees } from './fees.js';
+import { type FeeMethod, feesAt, type SaleFees } from './fees.js';
+import { type Repriced, repriced } from './repriced.js';
 import { countWithoutFact, notifySaleStatus, refusal } from './settlement/transition.js';
 import { planSplit, splitShortfall } from './split.js';
 import type { SaleRow } from './types.js';
@@ -166,9 +167,9 @@ export async function checkCaptureLess(q: Queryable, sale: SaleRow, amount: numb
  * A sale's fees on a captured amount: priced on the terms the sale was created with (a plan changed since does
  * not reach it), the split's fee payer left with a share of zero or more.
  */
-async function capturedFees(q: Queryable, sale: SaleRow, amount: number): Promise<SaleFees> {
+async function capturedFees(q: Queryable, sale: SaleRow, amount: number): Promise<Repriced> {
   const rates = await saleFeeRates(q, [sale.account_id]);
-  const fees = feesOfSale(rates, sale, amount);
+  const fees = repriced(rates, sale, amount);
   const short = splitShortfall(sale, fees.netAmount);
   if (short) {
     const payer = short.recipientId ? `recipient ${short.recipientId}` : 'the account';

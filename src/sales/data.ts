@@ -186,12 +186,27 @@ export async function setSaleRisk(tx: Queryable, id: number, risk: object): Prom
 export async function setSaleAmount(
   tx: Queryable,
   id: number,
-  s: { amount: number; systemFee: number; netAmount: number; reserveAmount: number },
+  s: {
+    amount: number;
+    systemFee: number;
+    netAmount: number;
+    reserveAmount: number;
+    /** A split sale's split with its parties' nets on the new amount; null: no split (unchanged). */
+    split: Record<string, unknown>[] | null;
+  },
 ): Promise<void> {
   await tx.query(
-    `UPDATE sales SET amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
+    `UPDATE sales SET amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5,
+            split = COALESCE($6::json, split), updated_at = now()
       WHERE id = $1`,
-    [id, s.amount, s.systemFee, s.netAmount, s.reserveAmount],
+    [
+      id,
+      s.amount,
+      s.systemFee,
+      s.netAmount,
+      s.reserveAmount,
+      s.split === null ? null : JSON.stringify(s.split),
+    ],
   );
 }
 

@@ -4,7 +4,7 @@ import type { PublicId } from '../platform/ids/public-ids.js';
 import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
-import { feesOfSale } from './fees.js';
+import { repriced } from './repriced.js';
 import type { PaymentMethod, SaleRow } from './types.js';
 
 /**
@@ -31,12 +31,7 @@ export async function amountDue(tx: Queryable, sale: SaleRow, paidAt: Date): Pro
  * recorded and its fee (on the terms the sale was created with), net and reserve computed on it, in the transaction that then moves it to PAGO.
  */
 export async function recordPaidAmount(tx: Queryable, sale: SaleRow, paid: number): Promise<void> {
-  const fees = feesOfSale(await saleFeeRates(tx, [sale.account_id]), sale, paid);
-  await tx.query(
-    `UPDATE sales SET paid_amount = $2, system_fee = $3, net_amount = $4, reserve_amount = $5, updated_at = now()
-      WHERE id = $1`,
-    [sale.id, paid, fees.systemFee, fees.netAmount, fees.reserveAmount],
-  );
+  await recordPaidAmounts(tx, [{ sale, amount: paid }]);
 }
 
 /**
@@ -52,12 +47,13 @@ export async function recordPaidAmounts(
     tx,
     paid.map((p) => p.sale.account_id),
   );
-  const fees = paid.map((p) => feesOfSale(rates, p.sale, p.amount));
+  // a split sale's parties' nets on the paid amount too, as the ledger writes them
+  const fees = paid.map((p) => repriced(rates, p.sale, p.amount));
   const rows = await tx.query<SaleRow>(
     `UPDATE sales s SET paid_amount = u.paid, system_fee = u.fee, net_amount = u.net, reserve_amount = u.reserve,
-            updated_at = now()
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
-         AS u(id, paid, fee, net, reserve)
+            split = COALESCE(u.split::json, s.split), updated_at = now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[])
+         AS u(id, paid, fee, net, reserve, split)
       WHERE s.id = u.id
      RETURNING s.*`,
     [
@@ -66,6 +62,7 @@ export async function recordPaidAmounts(
       fees.map((f) => f.systemFee),
       fees.map((f) => f.netAmount),
       fees.map((f) => f.reserveAmount),
+      fees.map((f) => (f.split === null ? null : JSON.stringify(f.split))),
     ],
   );
   const byId = new Map(rows.map((r) => [Number(r.id), r]));

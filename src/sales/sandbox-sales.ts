@@ -31,6 +31,10 @@ export function checkSandboxSale(input: SandboxSaleInput): {
     throw validation('installments apply to CREDIT_CARD sales only');
   }
   if (input.card !== undefined && !isCard) throw validation('card applies to card sales only');
+  // a split is a buyer's charge's (PIX, boleto, card): no TRANSFER takes one, as POST /api/transactions takes none
+  if (input.split !== undefined && input.split !== null && method === 'TRANSFER') {
+    throw validation('split applies to PIX, BOLETO and card sales, not TRANSFER');
+  }
   checkSaleSize(input);
   return {
     customer: normalizeCustomer(input.customer),

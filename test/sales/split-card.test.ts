@@ -127,10 +127,22 @@ describe('a split card sale', () => {
     );
     expect(payment!.state).toBe('authorized');
     expect(await capturedAtAcquirer(sale.body.id)).toBe(0);
-    // an amount the split can take is captured: the fee payer absorbs the difference
-    const captured = await capture(9000);
+    // an amount the split can take is captured: the fee payer absorbs the difference, and the Sale says so as the
+    // ledger writes it (its parties' nets add up to its net)
+    const captured = await call<{
+      status: string;
+      netAmount: number;
+      split: { recipientId: string | null; netCents: number }[];
+    }>('POST', `${server.url}/api/transactions/${sale.body.id}/capture`, {
+      headers: platform.keys,
+      body: { amountCents: 9000 },
+    });
     expect(captured.status, captured.text).toBe(200);
     expect(captured.body.status).toBe('PAGO');
+    expect(captured.body.split.map((p) => p.netCents)).toEqual([6000, 1000, 2000]);
+    expect(captured.body.split.reduce((sum, p) => sum + p.netCents, 0)).toBe(captured.body.netAmount);
+    expect((await recipientBalance(server, platform, payer.id)).receivable).toBe(1000);
+    expect((await recipientBalance(server, platform, fixed.id)).receivable).toBe(6000);
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 

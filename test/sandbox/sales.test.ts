@@ -224,6 +224,12 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
       expect(refused.status, refused.text).toBe(400);
       expect(refused.body).toEqual(shapeA('VALIDATION_ERROR'));
     }
+    // no TRANSFER takes one
+    const transfer = await call('POST', `${server.url}/api/sandbox/sales`, {
+      headers: merchant.keys,
+      body: saleInput({ paymentMethod: 'TRANSFER', split: [{ recipientId: recipient.id, percent: 10 }] }),
+    });
+    expect(transfer.status, transfer.text).toBe(400);
     expect(await count()).toBe(before);
     const made = await call<{ uuid: string; split: { recipientId: string | null; netCents: number }[] }>(
       'POST',
