@@ -1,9 +1,9 @@
 /** The card's rules as the gateway checks them (src/cards): brand by BIN, lengths, the check digit, the expiry. */
-import { BRAND_LENGTHS, brandOf, type CardBrand } from '../../src/cards/brands';
+import { BRAND_LENGTHS, BRAND_NAMES, brandOf, type CardBrand } from '../../src/cards/brands';
 import { luhnValid } from '../../src/cards/card-checks';
 import { digitsOf } from './document';
 
-export { brandOf, type CardBrand };
+export { BRAND_NAMES, brandOf, type CardBrand };
 
 /** What the payer typed of their card; it leaves the page only to this page's own tokenizing route. */
 export interface CardFields {
@@ -15,14 +15,6 @@ export interface CardFields {
 export type CardFieldName = keyof CardFields;
 
 export const EMPTY_CARD: CardFields = { number: '', holder: '', expiry: '', cvv: '' };
-
-export const BRAND_NAMES: Record<CardBrand, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  elo: 'Elo',
-  hipercard: 'Hipercard',
-};
 
 /** A number's digits as typed, in groups of four (American Express: 4-6-5), up to 19 digits. */
 export function cardNumberMask(text: string): string {

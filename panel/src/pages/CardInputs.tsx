@@ -1,4 +1,4 @@
-import { brandOf } from '../../../src/cards/brands';
+import { BRAND_NAMES, brandOf, type CardBrand } from '../../../src/cards/brands';
 import { money } from '../ui/format';
 
 /** The payer's card as typed in "Nova cobrança"; it is sent only to the panel's tokenizing route. */
@@ -11,17 +11,9 @@ export interface CardTyped {
 }
 
 /** A card's brand as a person reads it ("Mastercard", not "mastercard"). */
-export const brandName = (brand: string) => BRANDS[brand] ?? brand;
+export const brandName = (brand: string) => BRAND_NAMES[brand as CardBrand] ?? brand;
 
 export const EMPTY_CARD: CardTyped = { number: '', holder: '', expiry: '', cvv: '', installments: '1' };
-
-export const BRANDS: Record<string, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  elo: 'Elo',
-  hipercard: 'Hipercard',
-};
 
 /** MM/AA as month and four-digit year, or null. */
 export function expiryOf(text: string): { expMonth: number; expYear: number } | null {
@@ -91,7 +83,7 @@ export function CardInputs(props: {
         </div>
       </div>
       <p id="c-card-brand" class="muted">
-        {brand ? `Bandeira: ${BRANDS[brand]}` : 'Visa, Mastercard, American Express, Elo ou Hipercard.'}
+        {brand ? `Bandeira: ${BRAND_NAMES[brand]}` : 'Visa, Mastercard, American Express, Elo ou Hipercard.'}
       </p>
     </fieldset>
   );
