@@ -33,6 +33,14 @@ it('logs the database lost with the server’s reason, and found again on the sa
       20_000,
       () => 'health 503',
     );
+    // the loss is told once a whole round of the search found no host: the database is let back only then (let
+    // back sooner, on a loaded machine the search's first probe may connect, and a search that finds its host at
+    // once is a lone connection lost, not told)
+    await waitUntil(
+      () => /PostgreSQL: no read-write host among/.test(gateway.output()),
+      20_000,
+      () => `the database lost, in the log:\n${gateway.output()}`,
+    );
     await admin((c) => c.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`));
     await waitUntil(
       async () => (await health(gateway.url)) === 200,
