@@ -8,6 +8,8 @@ export interface MailParts {
   subject: string;
   /** Paragraphs of plain text (Brazilian Portuguese); HTML-escaped in the HTML part. */
   paragraphs: string[];
+  /** Links after the paragraphs (a boleto's PDF), each a line of its own: a link in HTML, `label: url` in text. */
+  links?: { label: string; url: string }[];
   action?: { label: string; url: string };
   /** A last line in small print (why the message was sent, how long a link works). */
   footnote?: string;
@@ -27,11 +29,14 @@ export function renderMail(raw: MailParts): MailContent {
   const parts: MailParts = {
     subject: oneLine(raw.subject),
     paragraphs: raw.paragraphs.map(oneLine),
+    links: (raw.links ?? []).map((l) => ({ label: oneLine(l.label), url: oneLine(l.url) })),
     ...(raw.action ? { action: { label: oneLine(raw.action.label), url: oneLine(raw.action.url) } } : {}),
     ...(raw.footnote !== undefined ? { footnote: oneLine(raw.footnote) } : {}),
   };
+  const links = parts.links ?? [];
   const text = [
     ...parts.paragraphs,
+    ...links.map((l) => `${l.label}: ${l.url}`),
     ...(parts.action ? [`${parts.action.label}: ${parts.action.url}`] : []),
     ...(parts.footnote ? [parts.footnote] : []),
   ].join('\n\n');
@@ -42,6 +47,7 @@ export function renderMail(raw: MailParts): MailContent {
   const html = `<!doctype html>
 <html lang="pt-BR"><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1b1f24;max-width:560px">
 ${parts.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${links.map((l) => `<p><a href="${escapeHtml(l.url)}">${escapeHtml(l.label)}</a></p>`).join('\n')}
 ${button}
 ${parts.footnote ? `<p style="font-size:13px;color:#555">${escapeHtml(parts.footnote)}</p>` : ''}
 </body></html>

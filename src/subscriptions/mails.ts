@@ -64,9 +64,10 @@ export async function mailCharge(
         greeting(who.customer.name),
         `${capital(subscriptionOf(who))} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
         boleto
-          ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}. PDF: ${boleto.pdfUrl}`
+          ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}.`
           : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola ou pelo QR Code na página da assinatura: ${sale.pix_key}`,
       ]),
+      ...(boleto ? { links: [{ label: 'Boleto em PDF', url: boleto.pdfUrl }] } : {}),
       action: { label: 'Ver minha assinatura', url: billingUrl(mail, sub) },
       footnote: 'Você recebe este e-mail porque tem uma assinatura.',
     }),

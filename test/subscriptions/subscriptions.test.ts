@@ -683,6 +683,8 @@ describe('subscriptions by BOLETO', () => {
     expect(lookup.body.boleto.dueDate).toBe(made.body.currentPeriodStart);
     const mail = await waitUntil(() => mailbox.messages.find((m) => m.to === 'boleto-sub@example.com'));
     expect(mail.text).toContain(lookup.body.boleto.digitableLine);
-    expect(mail.text).toContain('.pdf');
+    expect(mail.text).toMatch(/^Boleto em PDF: http\S+\.pdf\S*$/m);
+    // a link in the HTML part, as the page's own button is
+    expect(mail.html).toMatch(/<a href="http[^"]+\.pdf[^"]*">Boleto em PDF<\/a>/);
   });
 });
