@@ -71,23 +71,35 @@ const bucketOf = (holder: HeldPart['holder'], bucket: 'available' | 'blocked'): 
     : { accountId: holder.accountId, bucket };
 
 /**
- * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds). `feePart` (the
- * fee on a part disputed: the part less the share of the net a loss of it takes) is the account's to hold, as its
- * fee is; the rest of the adjustment is the holders'. More than they hold is the account's too. Less (a dispute
- * of part of the sale) releases the surplus back to available from the parties that hold the net, each in
- * proportion to what it holds, exact in cents (`shareOfHeld`; each releases at most what it holds): a split
- * sale's liable recipient keeps holding the share of the net its loss would take from it, never the fee on it.
+ * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds).
+ *
+ * A dispute of part of what is left (`feePart`, the fee on that part, not 0): `moves`, each party's move so that
+ * it holds what it held before the dispute plus what losing the part takes from it (the sales module's
+ * `partMovesOf`), and the fee on the part held by the account, so that the holds are what the loss will take,
+ * party by party.
+ *
+ * Otherwise (the whole of what is left, or a dispute opened before the rule above, whose `feePart` is 0): more
+ * than the net held (the fee) is the account's to hold, as its fee is; less releases the surplus back to
+ * available from the parties that hold the net, each in proportion to what it holds, exact in cents
+ * (`shareOfHeld`; each releases at most what it holds).
  */
-function adjustmentParts(accountId: number, held: HeldPart[], adj: number, feePart: number): HeldPart[] {
+function adjustmentParts(
+  accountId: number,
+  held: HeldPart[],
+  adj: number,
+  feePart: number,
+  moves: () => HeldPart[],
+): HeldPart[] {
+  if (feePart !== 0) {
+    const parts = moves();
+    // the account's own part, with the move of its share when it holds some of the net too (one move, not two)
+    const own = parts.find((p) => !('recipientId' in p.holder));
+    if (own) own.amount += feePart;
+    return own ? parts : [...parts, { holder: { accountId }, amount: feePart }];
+  }
   const holding = held.reduce((sum, h) => sum + h.amount, 0);
-  const rest = adj - feePart;
-  if (rest >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
-  const released = shareOfHeld(held, -rest).map((p) => ({ holder: p.holder, amount: -p.amount }));
-  if (feePart === 0) return released;
-  // the account's own part, with what it releases when it holds some of the net too (one move, not two)
-  const own = released.find((p) => 'accountId' in p.holder);
-  if (own) own.amount += feePart;
-  return own ? released : [...released, { holder: { accountId }, amount: feePart }];
+  if (adj >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
+  return shareOfHeld(held, -adj).map((p) => ({ holder: p.holder, amount: -p.amount }));
 }
 
 /** Moves each part of an adjustment from its party's available to its blocked (a negative part: back). */
@@ -177,7 +189,9 @@ export class Disputes {
         refType: 'dispute',
         refId: dispute.id,
         postings: adjustment(
-          adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents, feePartCents),
+          adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents, feePartCents, () =>
+            moved.sale.partMovesOf(amountCents),
+          ),
         ),
       });
       await this.notify(tx, dispute, 'dispute.opened');
@@ -361,8 +375,9 @@ export class Disputes {
     let postings: Posting[];
     // the opening's adjustment, party by party as it was made (the sale's held parts have not changed since:
     // no refund or other move reaches a sale while its dispute is open), undone by each close below
+    const feePart = Number(dispute.fee_part_cents);
     const reverted = adjustment(
-      undone(adjustmentParts(accountId, now.heldParts, adj, Number(dispute.fee_part_cents))),
+      undone(adjustmentParts(accountId, now.heldParts, adj, feePart, () => now.partMovesOf(amount))),
     );
     if (status !== 'won' && amount < now.disputable) {
       // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'

@@ -7,7 +7,13 @@ import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
 import { pendingAmount, setSaleRefunds } from './refunds/refunds.data.js';
 import { shareOf } from './refunds/refunds.js';
-import { disputeClaims, ledgerEffect, moneyOf, refundEffect } from './settlement/ledger-effects.js';
+import {
+  disputeClaims,
+  ledgerEffect,
+  moneyOf,
+  partDisputeMoves,
+  refundEffect,
+} from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
 import { applyMoves, moveSale, refusal } from './settlement/transition.js';
 import { allocate, type Holder } from './split.js';
@@ -30,6 +36,12 @@ export interface DisputedSale {
   disputable: number;
   /** The share of the net a loss of `amount` (at most `disputable`) takes, as a refund of it would. */
   netShareOf: (amount: number) => number;
+  /**
+   * In a dispute status, for a dispute of part of the sale: each party's move from available to blocked beside
+   * the status's own, so that it holds what it held before plus what losing `amount` takes from it
+   * (`partDisputeMoves`).
+   */
+  partMovesOf: (amount: number) => { holder: Holder; amount: number }[];
 }
 
 /**
@@ -60,6 +72,7 @@ function disputedSale(s: SaleRow, refunding: number): DisputedSale {
     heldParts,
     disputable,
     netShareOf: (amount) => shareOf(s, amount, disputable),
+    partMovesOf: (amount) => partDisputeMoves(moneyOf(s), s.status, shareOf(s, amount, disputable)),
   };
 }
 

@@ -6,9 +6,15 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { salesOfSubscription } from '../sales/index.js';
-import { lockSubscription, type SubscriptionRow, saveSubscription, subscriptionByTokenHash } from './data.js';
+import {
+  lockSubscription,
+  periodsOfSales,
+  type SubscriptionRow,
+  saveSubscription,
+  subscriptionByTokenHash,
+} from './data.js';
 import type { BillingPage } from './schemas.js';
-import { billingTokenHash, isFinal, type Subscriptions, subscribersOf } from './subscriptions.js';
+import { billingTokenHash, isFinal, periodOf, type Subscriptions, subscribersOf } from './subscriptions.js';
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
 export type BillingView = Static<typeof BillingPage>;
@@ -97,9 +103,11 @@ export class CustomerPage {
     const who = (await subscribersOf(this.db, [sub])).get(sub.id)!;
     const cards = (await savedCardsOf(this.db, [sub.customer_id])).get(sub.customer_id) ?? [];
     const card = cards.find((c) => c.id === sub.card_id) ?? null;
+    const periods = await periodsOfSales(this.db, sub.id);
     const sales = await Promise.all(
       (await salesOfSubscription(this.db, sub.uuid, 12)).map(async (text) => {
         const s = JSON.parse(text) as {
+          id: number;
           uuid: string;
           status: string;
           amount: number;
@@ -115,6 +123,7 @@ export class CustomerPage {
           status: s.status,
           amountCents: Number(s.amount),
           date: s.date,
+          period: periods.has(Number(s.id)) ? periodOf(sub, who.plan, periods.get(Number(s.id))!) : null,
           pixCopyPaste: pix,
           // drawn here, as the checkout page's: the customer's bank app reads it from the screen
           pixQrCode: pix ? await qrSvgDataUri(pix) : null,

@@ -572,3 +572,12 @@ export async function setOutcomes(
 export async function setOutcome(q: Queryable, chargeId: number, outcome: 'paid' | 'failed'): Promise<void> {
   await q.query('UPDATE subscription_charges SET outcome = $2 WHERE id = $1', [chargeId, outcome]);
 }
+
+/** The period index each of a subscription's sales was a try at, by sale id. */
+export async function periodsOfSales(q: Queryable, subscriptionId: number): Promise<Map<number, number>> {
+  const rows = await q.query<{ sale_id: string; period_index: number }>(
+    'SELECT sale_id, period_index FROM subscription_charges WHERE subscription_id = $1 AND sale_id IS NOT NULL',
+    [subscriptionId],
+  );
+  return new Map(rows.map((r) => [Number(r.sale_id), Number(r.period_index)]));
+}

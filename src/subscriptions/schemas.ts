@@ -213,6 +213,9 @@ export const BillingPage = Type.Object({
       status: Type.String(),
       amountCents: Type.Integer(),
       date: Type.String(),
+      period: Type.Union([Type.Object({ start: Type.String(), end: Type.String() }), Type.Null()], {
+        description: 'The period the charge is for (São Paulo dates)',
+      }),
       pixCopyPaste: Type.Union([Type.String(), Type.Null()]),
       pixQrCode: Type.Union([Type.String(), Type.Null()], {
         description: 'An open Pix charge’s BR Code as an SVG QR code (data: URI)',

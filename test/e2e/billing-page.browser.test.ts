@@ -117,6 +117,9 @@ describe('the subscriber’s page', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Situação: Ativa' }).waitFor();
     expect(await page.getByRole('listitem').first().textContent()).toContain('Pago');
+    // each charge says the period it is for
+    const period = `${tomorrow.split('-').reverse().join('/')} a `;
+    for (const item of await page.getByRole('listitem').allTextContents()) expect(item).toContain(period);
     await clean(page, 'billing-03-active');
 
     await page.getByText(/^A assinatura continua até .* e não é cobrada de novo\.$/).waitFor();

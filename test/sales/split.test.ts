@@ -321,4 +321,39 @@ describe('refunds and disputes of a split sale', () => {
     expect([ritaPaid, platformPaid]).toEqual([4875, 126]);
     expect(await recipientBalance(server, shop, other.id)).toEqual(lost.before.other);
   });
+
+  it('two liable parties hold, for a dispute of part of the sale, to the cent what its loss takes from each', async () => {
+    const shop = await createMerchant(server, 'Plataforma Dois Responsáveis');
+    // a fee of 8.98 %: 898 on 10000, paid by the second recipient
+    await db().query('UPDATE accounts SET sale_fee_percent_e4 = 89800, sale_fee_fixed = 0 WHERE id = $1', [
+      shop.accountId,
+    ]);
+    const first = await createRecipient(server, shop, { name: 'Rui' });
+    const second = await createRecipient(server, shop, { name: 'Rosa' });
+    const res = await charge(
+      saleInput({
+        amount: 10000,
+        split: [
+          { recipientId: first.id, amountCents: 3000, liable: true },
+          { recipientId: second.id, amountCents: 2000, liable: true, chargeFees: true },
+        ],
+      }),
+      shop,
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.split!.map((p) => p.netCents)).toEqual([3000, 1102, 5000]);
+    await moveTo(server, shop, res.body.uuid, 'PAGO');
+    const before = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
+    const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 3000 });
+    expect(opened.status, opened.text).toBe(201);
+    // the part's net, 9102 × 3000 / 10000 = 2730, shared 3000 : 1102 as a refund shares it: 1997 and 733
+    const held = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
+    expect(held.map((h, i) => h.blocked - before[i]!.blocked)).toEqual([1997, 733]);
+    const lost = await decide(server, shop, opened.body.id, 'lost');
+    expect(lost.status, lost.text).toBe(200);
+    const after = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
+    expect(after.map((a, i) => before[i]!.available - a.available)).toEqual([1997, 733]);
+    expect(after.map((a, i) => a.blocked - before[i]!.blocked)).toEqual([0, 0]);
+    await expectLedgerOk();
+  });
 });

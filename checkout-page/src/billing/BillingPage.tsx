@@ -170,7 +170,8 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
             {b.sales.map((s) => (
               <li key={s.id}>
                 <span>
-                  {date(s.date)} · {SALE_STATUS[s.status] ?? s.status}
+                  {s.period ? `${day(s.period.start)} a ${day(s.period.end)}` : date(s.date)} ·{' '}
+                  {SALE_STATUS[s.status] ?? s.status}
                   {s.boletoPdfUrl && (
                     <>
                       {' · '}

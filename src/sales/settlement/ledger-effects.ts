@@ -211,6 +211,28 @@ export function refundEffect(
  * What an open dispute of the sale holds of each party (what losing it takes): the liable parties' parts of
  * all that is left of the net. The merchant alone for a sale without a split.
  */
+/**
+ * For a dispute of part of the sale (`netShare` of the net, as a refund of that part would take it): what each
+ * party moves from available to blocked (negative: back) beside the dispute status's own move, so that while
+ * it is open each party holds what it held before the dispute (a reserve, refunds in progress) plus what losing
+ * the part takes from it, shared by the refunds' running totals (`allocate`), to the cent as the loss will.
+ */
+export function partDisputeMoves(
+  sale: SaleMoney,
+  status: SaleStatus,
+  netShare: number,
+): { holder: Holder; amount: number }[] {
+  const parties = partiesOfMoney(sale);
+  const paid = placements(sale, 'PAGO');
+  const held = placements(sale, status);
+  const before = allocate(sale.refundedNet, parties);
+  const after = allocate(sale.refundedNet + netShare, parties);
+  return parties.map((p, i) => ({
+    holder: p.holder,
+    amount: paid[i]!.blocked + after[i]! - before[i]! - held[i]!.blocked,
+  }));
+}
+
 export function disputeClaims(sale: SaleMoney): { holder: Holder; amount: number }[] {
   const parties = partiesOfMoney(sale);
   const all = allocate(sale.netAmount, parties);
