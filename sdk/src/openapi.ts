@@ -17910,6 +17910,10 @@ export interface paths {
                          *           "status": "PAGO",
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
+                         *           "period": {
+                         *             "start": "pedido-1001",
+                         *             "end": "pedido-1001"
+                         *           },
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
@@ -17939,6 +17943,11 @@ export interface paths {
                                 boletoPdfUrl: string | null;
                                 date: string;
                                 id: string;
+                                /** @description The period the charge is for (São Paulo dates) */
+                                period: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 pixCopyPaste: string | null;
                                 /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
                                 pixQrCode: string | null;
@@ -18070,6 +18079,10 @@ export interface paths {
                          *           "status": "PAGO",
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
+                         *           "period": {
+                         *             "start": "pedido-1001",
+                         *             "end": "pedido-1001"
+                         *           },
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
@@ -18099,6 +18112,11 @@ export interface paths {
                                 boletoPdfUrl: string | null;
                                 date: string;
                                 id: string;
+                                /** @description The period the charge is for (São Paulo dates) */
+                                period: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 pixCopyPaste: string | null;
                                 /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
                                 pixQrCode: string | null;
@@ -18262,6 +18280,10 @@ export interface paths {
                          *           "status": "PAGO",
                          *           "amountCents": 15000,
                          *           "date": "2026-12-10",
+                         *           "period": {
+                         *             "start": "pedido-1001",
+                         *             "end": "pedido-1001"
+                         *           },
                          *           "pixCopyPaste": "00020101021226830014br.gov.bcb.pix2561pix.example.com/qr/v2/cobv/9d36b84f5204000053039865802BR5913Loja Exemplo6009SAO PAULO62070503***6304E2CA",
                          *           "pixQrCode": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=",
                          *           "boletoPdfUrl": "https://loja.example.com/webhooks/gateway"
@@ -18291,6 +18313,11 @@ export interface paths {
                                 boletoPdfUrl: string | null;
                                 date: string;
                                 id: string;
+                                /** @description The period the charge is for (São Paulo dates) */
+                                period: {
+                                    end: string;
+                                    start: string;
+                                } | null;
                                 pixCopyPaste: string | null;
                                 /** @description An open Pix charge’s BR Code as an SVG QR code (data: URI) */
                                 pixQrCode: string | null;
