@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digitableLineText } from '../../panel/src/ui/format.js';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { digitableLine } from '../../src/payment-standards/boleto-barcode.js';
-import { spDay } from '../boletos/fixtures.js';
+import { boletoInput, spDay } from '../boletos/fixtures.js';
 import { launch, shot } from '../support/browser.js';
+import { login } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -100,5 +101,33 @@ describe('"Nova cobrança" issues a boleto', () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(pdf.text.startsWith('%PDF-')).toBe(true);
+  });
+
+  it('a boleto paid with its discount: the sale page says what was paid, on which the fee and net were computed', async () => {
+    const { cookie, csrf } = await login(server, EMAIL, PASSWORD);
+    const key = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      {
+        headers: { cookie, 'x-csrf-token': csrf },
+      },
+    );
+    const keys = { 'x-api-public-key': key.body.publicKey, 'x-api-private-key': key.body.privateKey };
+    const made = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: keys,
+      body: boletoInput({}, { discount: { amountCents: 1500, untilDate: spDay(3) } }),
+    });
+    expect(made.status, made.text).toBe(201);
+    const paid = await call<{ paidAmount: number }>(
+      'POST',
+      `${server.url}/api/sandbox/sales/${made.body.uuid}/status`,
+      { headers: keys, body: { status: 'PAGO' } },
+    );
+    expect(paid.body.paidAmount, paid.text).toBe(8500);
+    await page.goto(`${server.url}/#/vendas/${made.body.uuid}`);
+    await page
+      .getByText(/R\$\s85,00 \(com o desconto; a taxa e o líquido são calculados sobre ele\)/)
+      .waitFor();
+    await shot(page, 'boleto-03-paid-with-discount');
   });
 });

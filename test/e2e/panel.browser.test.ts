@@ -476,7 +476,7 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Filtrar' }).click();
     const table = page.getByRole('table', { name: 'Vendas' });
     await expect.poll(async () => table.getByRole('row').count()).toBe(2);
-    expect(await table.textContent()).toContain('visa •••• 0010 · 3x');
+    expect(await table.textContent()).toContain('Visa •••• 0010 · 3x');
     await go('Agenda de recebíveis');
     const agenda = page.getByRole('table', { name: 'Agenda de recebíveis' });
     await expect.poll(async () => agenda.getByRole('row').count()).toBe(4); // header + three dates

@@ -5,6 +5,7 @@ import { FormError } from '../ui/api-error';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
+import { brandName } from './CardInputs';
 
 /** `#/vendas/<id>`: one sale on its own page (an address to share), with what may be done with it. */
 /** A sale that was never paid credits nothing: its fee and net are no one's. */
@@ -51,6 +52,16 @@ export function SaleDetail({ id }: { id: string }) {
               <dd>{label(SALE_STATUS, sale.status)}</dd>
               <dt>Valor</dt>
               <dd>{money(sale.amount)}</dd>
+              {sale.paidAmount !== null && sale.paidAmount !== sale.amount && (
+                <>
+                  <dt>Valor pago</dt>
+                  <dd>
+                    {money(sale.paidAmount)} (
+                    {sale.paidAmount < sale.amount ? 'com o desconto' : 'com multa e juros'}; a taxa e o
+                    líquido são calculados sobre ele)
+                  </dd>
+                </>
+              )}
               {NEVER_PAID.has(sale.status) ? (
                 <>
                   <dt>Líquido</dt>
@@ -60,7 +71,10 @@ export function SaleDetail({ id }: { id: string }) {
                 <>
                   <dt>Taxa</dt>
                   <dd>{money(sale.systemFee)}</dd>
-                  <dt>{AWAITING.has(sale.status) ? 'Líquido quando paga' : 'Líquido'}</dt>
+                  <dt>
+                    {AWAITING.has(sale.status) ? 'Líquido quando paga' : 'Líquido'}
+                    {sale.split ? ' (todas as partes)' : ''}
+                  </dt>
                   <dd>{money(sale.netAmount)}</dd>
                 </>
               )}
@@ -79,7 +93,7 @@ export function SaleDetail({ id }: { id: string }) {
               <dt>Forma de pagamento</dt>
               <dd>
                 {label(METHODS, sale.paymentMethod)}
-                {sale.cardBrand && ` · ${sale.cardBrand} final ${sale.cardLastFour ?? ''}`}
+                {sale.cardBrand && ` · ${brandName(sale.cardBrand)} final ${sale.cardLastFour ?? ''}`}
                 {(sale.installments ?? 0) > 1 && ` · ${sale.installments}x`}
               </dd>
               {sale.refusalReason && (

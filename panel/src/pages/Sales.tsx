@@ -4,6 +4,7 @@ import { date, money } from '../ui/format';
 import { ErrorText, Options, Table } from '../ui/kit';
 import { label, METHODS, SALE_STATUS } from '../ui/labels';
 import { usePagedList } from '../ui/paging';
+import { brandName } from './CardInputs';
 
 type Filters = { status: string; paymentMethod: string; from: string; to: string; q: string };
 const EMPTY: Filters = { status: '', paymentMethod: '', from: '', to: '', q: '' };
@@ -107,12 +108,12 @@ export function Sales() {
   );
 }
 
-/** A card sale's brand, last four digits and installments, as the list shows them: "visa •••• 1111 · 3x". */
+/** A card sale's brand, last four digits and installments, as the list shows them: "Visa •••• 1111 · 3x". */
 export function cardText(s: {
   cardBrand: string | null;
   cardLastFour: string | null;
   installments: number | null;
 }) {
   const installments = (s.installments ?? 0) > 1 ? ` · ${s.installments}x` : '';
-  return `${s.cardBrand} •••• ${s.cardLastFour ?? ''}${installments}`;
+  return `${brandName(s.cardBrand!)} •••• ${s.cardLastFour ?? ''}${installments}`;
 }
