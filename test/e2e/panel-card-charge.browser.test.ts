@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardEnding } from '../cards/cards.js';
+import { badCheckDigit, cardEnding } from '../cards/cards.js';
 import { seriousViolations } from '../support/axe.js';
 import { cutFields, launch, shot } from '../support/browser.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -66,6 +66,12 @@ describe('"Nova cobrança" charges a card', () => {
     await page.getByRole('heading', { level: 1, name: /Venda/ }).waitFor();
     await page.getByText('Não Autorizada (código 05)', { exact: false }).waitFor();
     await shot(page, 'panel-card-02-refused');
+
+    // a number whose check digit is wrong: marked beside the field, in words (the payer pages say the same)
+    await newCardCharge(badCheckDigit(cardEnding('1')));
+    await page.getByRole('button', { name: 'Cobrar no cartão' }).click();
+    await page.getByText('Número do cartão inválido: confira os dígitos.').waitFor();
+    expect(await page.getByLabel('Número do cartão').getAttribute('aria-invalid')).toBe('true');
 
     const approved = cardEnding('1');
     await newCardCharge(approved);

@@ -1,5 +1,6 @@
 import { BRAND_NAMES, brandOf, type CardBrand } from '../../../src/cards/brands';
 import { money } from '../ui/format';
+import { fieldMarks } from '../ui/kit';
 
 /** The payer's card as typed in "Nova cobrança"; it is sent only to the panel's tokenizing route. */
 export interface CardTyped {
@@ -9,6 +10,14 @@ export interface CardTyped {
   cvv: string;
   installments: string;
 }
+
+/** The card token route's name of each field, for the field its refusal names. */
+const TOKEN_PATHS: Partial<Record<keyof CardTyped, string>> = {
+  number: 'number',
+  holder: 'holderName',
+  expiry: 'expMonth',
+  cvv: 'cvv',
+};
 
 /** A card's brand as a person reads it ("Mastercard", not "mastercard"). */
 export const brandName = (brand: string) => BRAND_NAMES[brand as CardBrand] ?? brand;
@@ -39,21 +48,28 @@ export function CardInputs(props: {
   card: CardTyped;
   amountCents: number | null;
   set: (card: CardTyped) => void;
+  /** The card token route's refusal, marked beside the field it names. */
+  error?: unknown;
 }) {
   const { card } = props;
   const brand = brandOf(card.number.replace(/\D/g, ''));
-  const input = (name: keyof CardTyped, label: string, attrs: Record<string, unknown> = {}) => (
-    <div>
-      <label for={`c-card-${name}`}>{label}</label>
-      <input
-        id={`c-card-${name}`}
-        required
-        value={card[name]}
-        onInput={(e) => props.set({ ...card, [name]: e.currentTarget.value })}
-        {...attrs}
-      />
-    </div>
-  );
+  const input = (name: keyof CardTyped, label: string, attrs: Record<string, unknown> = {}) => {
+    const marks = fieldMarks(props.error, TOKEN_PATHS[name] ?? '', `c-card-${name}`);
+    return (
+      <div>
+        <label for={`c-card-${name}`}>{label}</label>
+        <input
+          id={`c-card-${name}`}
+          required
+          value={card[name]}
+          onInput={(e) => props.set({ ...card, [name]: e.currentTarget.value })}
+          {...attrs}
+          {...marks.attrs}
+        />
+        {marks.message}
+      </div>
+    );
+  };
   return (
     <fieldset>
       <legend>Cartão do pagador</legend>

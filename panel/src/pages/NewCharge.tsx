@@ -275,7 +275,7 @@ export function NewCharge() {
               </div>
             </fieldset>
           )}
-          {byCard && <CardInputs card={card} amountCents={centsOf(f.amount)} set={setCard} />}
+          {byCard && <CardInputs card={card} amountCents={centsOf(f.amount)} set={setCard} error={error} />}
           {cardWrong && (
             <p class="error" role="alert">
               Validade inválida: use MM/AA, como 08/29.

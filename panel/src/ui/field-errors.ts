@@ -39,6 +39,7 @@ const REASONS: [RegExp, (m: RegExpExecArray) => string][] = [
   [/not a valid CPF/, () => 'CPF inválido: confira os dígitos.'],
   [/not a valid CNPJ/, () => 'CNPJ inválido: confira os dígitos.'],
   [/phone number/, () => 'Telefone inválido: informe DDD e número, como (11) 98765-4321.'],
+  [/not a valid card number/, () => 'Número do cartão inválido: confira os dígitos.'],
   [/not an email address|format "email"/, () => 'E-mail inválido.'],
   [/must (?:have at least|NOT have fewer than) (\d+) characters?/, (m) => atLeast(Number(m[1]))],
   [/must NOT have more than (\d+) characters?/, (m) => `Use no máximo ${m[1]} caracteres.`],
