@@ -70,6 +70,12 @@ export function PayerForm({
   const [method, setMethod] = useState<Method | undefined>(methods[0]);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
+  // the page answered that it takes no more payments (410): nothing is offered to press again
+  const [closed, setClosed] = useState(false);
+  const refused = (err: unknown) => {
+    setRefusal(err instanceof PayError ? err.message : 'Algo deu errado. Tente de novo.');
+    if (err instanceof PayError && err.gone) setClosed(true);
+  };
   const [card, setCard] = useState(EMPTY_CARD);
   const [cardLeft, setCardLeft] = useState(cardUntouched);
   const [installments, setInstallments] = useState(1);
@@ -166,7 +172,7 @@ export function PayerForm({
         }),
       );
     } catch (err) {
-      setRefusal(err instanceof PayError ? err.message : 'Algo deu errado. Tente de novo.');
+      refused(err);
       setBusy(false);
     }
   };
@@ -203,7 +209,7 @@ export function PayerForm({
         onPaying({ method: 'CREDIT_CARD', ...payment });
       }
     } catch (err) {
-      setRefusal(err instanceof PayError ? err.message : 'Algo deu errado. Tente de novo.');
+      refused(err);
     }
     setBusy(false);
   };
@@ -309,7 +315,7 @@ export function PayerForm({
           {refusal}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      <button type="submit" disabled={busy || closed}>
         {SUBMIT_LABELS[method][busy ? 1 : 0]}
       </button>
     </form>

@@ -108,7 +108,15 @@ const REFUSALS: Record<number, string> = {
   429: 'Muitas tentativas seguidas. Espere um minuto e tente de novo.',
 };
 
-export class PayError extends Error {}
+export class PayError extends Error {
+  constructor(
+    message: string,
+    /** The page no longer takes payments (410): its form is closed, not offered again. */
+    readonly gone = false,
+  ) {
+    super(message);
+  }
+}
 
 /** Starts the payment: the Pix's QR code and copy-and-paste code, or the boleto's line and PDF. */
 export async function pay(
@@ -135,6 +143,7 @@ export async function pay(
   throw new PayError(
     REFUSALS[res.status] ??
       `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
+    res.status === 410,
   );
 }
 
@@ -151,7 +160,7 @@ async function post<T>(url: string, body: unknown, otherwise: string): Promise<T
     throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
   }
   if (res.status === 201) return (await res.json()) as T;
-  throw new PayError(REFUSALS[res.status] ?? otherwise);
+  throw new PayError(REFUSALS[res.status] ?? otherwise, res.status === 410);
 }
 
 /** The installments the payer may choose for this page's amount (an open link's: the amount typed). */

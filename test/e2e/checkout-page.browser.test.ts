@@ -160,6 +160,26 @@ describe('a buyer pays a payment link by Pix on a phone', () => {
   });
 });
 
+describe('a one-use link whose use another payer holds', () => {
+  it('says it takes no more payments and offers nothing to press again', async () => {
+    const link = await createLink(server, merchant, { title: 'Aula única', maxUses: 1 });
+    // another payer's Pix, pending, holds the link's one use
+    const first = await call('POST', `${server.url}/api/public/pay/${link.slug}`, {
+      body: { name: PAYER.name, email: PAYER.email, document: PAYER.document },
+    });
+    expect(first.status, first.text).toBe(201);
+    await page.goto(`${server.url}/pay/${link.slug}`);
+    await page.getByLabel('Nome completo').fill(PAYER.name);
+    await page.getByLabel('E-mail').fill(PAYER.email);
+    await page.getByLabel('CPF ou CNPJ').fill('11.222.333/0001-81');
+    const button = page.getByRole('button', { name: 'Pagar com Pix' });
+    await button.click();
+    await page.getByText('Esta página não aceita mais pagamentos.').waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    await expectAccessible();
+  });
+});
+
 describe('a buyer pays a payment link by boleto', () => {
   it('gives the address, sees the linha digitável, its copy button and the PDF, then the confirmation', async () => {
     const link = await createLink(server, merchant, { title: 'Curso de violão', methods: ['PIX', 'BOLETO'] });
