@@ -72,7 +72,7 @@ export async function saveCard(
       ],
     );
     if (same) {
-      await tx.query(`UPDATE card_tokens SET acquirer_token_sealed = '' WHERE id = $1`, [same.old_token_id]);
+      await wipeAcquirerToken(tx, same.old_token_id);
       return view(same);
     }
   }
@@ -120,7 +120,7 @@ export async function deleteSavedCard(
     [cardId, accountId, customerId],
   );
   if (!row) return false;
-  await tx.query(`UPDATE card_tokens SET acquirer_token_sealed = '' WHERE id = $1`, [row.card_token_id]);
+  await wipeAcquirerToken(tx, row.card_token_id);
   return true;
 }
 
@@ -139,4 +139,9 @@ export async function useSavedCard(
     [cardId, accountId],
   );
   return row ? usedCardOf(row, secretsKey) : null;
+}
+
+/** A card token's sealed acquirer token wiped: it charges nothing any more (its sales keep brand and last four). */
+async function wipeAcquirerToken(tx: Queryable, tokenId: number): Promise<void> {
+  await tx.query(`UPDATE card_tokens SET acquirer_token_sealed = '' WHERE id = $1`, [tokenId]);
 }

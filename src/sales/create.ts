@@ -118,9 +118,8 @@ export async function checkChargeSplit(
         least.netAmount,
       );
     if (short) {
-      const payer = short.recipientId ? `recipient ${short.recipientId}` : 'the account';
       throw validation(
-        `paid with its discount (${lowestPaid} cents), the charge would leave the split's fee payer (${payer}) ${short.net} cents after the fee (${least.systemFee} cents) and the other parties' fixed shares`,
+        `paid with its discount (${lowestPaid} cents), the charge would leave the split's fee payer (${short.payer}) ${short.net} cents after the fee (${least.systemFee} cents) and the other parties' fixed shares`,
       );
     }
   }
@@ -172,9 +171,8 @@ async function capturedFees(q: Queryable, sale: SaleRow, amount: number): Promis
   const fees = repriced(rates, sale, amount);
   const short = splitShortfall(sale, fees.netAmount);
   if (short) {
-    const payer = short.recipientId ? `recipient ${short.recipientId}` : 'the account';
     throw validation(
-      `amountCents ${amount} cannot be captured: after the sale's fee (${fees.systemFee} cents) and the other parties' fixed shares, the split's fee payer (${payer}) would get ${short.net} cents`,
+      `amountCents ${amount} cannot be captured: after the sale's fee (${fees.systemFee} cents) and the other parties' fixed shares, the split's fee payer (${short.payer}) would get ${short.net} cents`,
     );
   }
   return fees;

@@ -290,17 +290,18 @@ export function partiesOf(sale: {
 /**
  * What the split's fee payer would be left with if the sale's net became `netAmount` (a card captured for
  * less, whose fee is repriced on the captured amount): null when it is not below zero (or the sale has no
- * split), else who that party is (a recipient's id, null for the platform) and the net it would have.
+ * split), else who that party is ("recipient <id>", or "the account") and the net it would have.
  */
 export function splitShortfall(
   sale: Parameters<typeof partiesOf>[0],
   netAmount: number,
-): { recipientId: string | null; net: number } | null {
+): { payer: string; net: number } | null {
   const parties = partiesOf({ ...sale, net_amount: netAmount });
   if (!parties) return null;
   const i = parties.findIndex((p) => p.paysFees);
   const payer = parties[i]!;
   if (payer.net >= 0) return null;
   const stored = sale.split as { recipientId: string | null }[];
-  return { recipientId: stored[i]!.recipientId, net: payer.net };
+  const id = stored[i]!.recipientId;
+  return { payer: id ? `recipient ${id}` : 'the account', net: payer.net };
 }

@@ -208,10 +208,6 @@ export function refundEffect(
 }
 
 /**
- * What an open dispute of the sale holds of each party (what losing it takes): the liable parties' parts of
- * all that is left of the net. The merchant alone for a sale without a split.
- */
-/**
  * For a dispute of part of the sale (`netShare` of the net, as a refund of that part would take it): what each
  * party moves from available to blocked (negative: back) beside the dispute status's own move, so that while
  * it is open each party holds what it held before the dispute (a reserve, refunds in progress) plus what losing
@@ -233,6 +229,10 @@ export function partDisputeMoves(
   }));
 }
 
+/**
+ * What an open dispute of the sale holds of each party (what losing it takes): the liable parties' parts of
+ * all that is left of the net. The merchant alone for a sale without a split.
+ */
 export function disputeClaims(sale: SaleMoney): { holder: Holder; amount: number }[] {
   const parties = partiesOfMoney(sale);
   const all = allocate(sale.netAmount, parties);
