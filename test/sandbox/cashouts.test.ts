@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcilePayouts } from '../../src/withdrawals/payouts/payouts.js';
+import { SandboxPayoutProvider } from '../../src/withdrawals/payouts/sandbox-provider.js';
 import { createCashout, lookup, waitForStatus, withdrawalEvents } from '../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -96,6 +98,37 @@ describe('a sandbox withdrawal', () => {
     await sleep(DELAY_MS * 2);
     expect(await facts(a.id)).toEqual(['withdrawal.pending', 'withdrawal.completed']);
     expect(await facts(b.id)).toEqual(['withdrawal.pending', 'withdrawal.rejected']);
+  });
+});
+
+describe('a result while the payout worker reads the provider back', () => {
+  it('is answered as decided even when the read-back moved the withdrawal first', async () => {
+    // the worker's read-back (every RECONCILE_EVERY_MS) may find the provider's decision between the route's
+    // decision and its callback, and complete the withdrawal itself: the result was the route's all the same
+    const made = [];
+    for (let i = 0; i < 12; i++) made.push(await createCashout(server.url, m, 100 + i));
+    for (const w of made) await waitForStatus(server.url, m, w.uuid, 'PROCESSING');
+    const db = server.runtime.platform.db;
+    const provider = new SandboxPayoutProvider(db);
+    let racing = true;
+    const readBack = (async () => {
+      while (racing) await reconcilePayouts(db, provider);
+    })();
+    const answers = await Promise.all(
+      made.map((w, i) => result(w.uuid, { result: i % 2 === 0 ? 'COMPLETED' : 'REJECTED' })),
+    );
+    racing = false;
+    await readBack;
+    for (const [i, a] of answers.entries()) {
+      expect(a.status, a.text).toBe(200);
+      expect(a.body.status).toBe(i % 2 === 0 ? 'COMPLETED' : 'FAILED');
+    }
+    for (const [i, w] of made.entries()) {
+      expect(await facts(w.id)).toEqual([
+        'withdrawal.pending',
+        i % 2 === 0 ? 'withdrawal.completed' : 'withdrawal.rejected',
+      ]);
+    }
   });
 });
 

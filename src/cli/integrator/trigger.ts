@@ -1,3 +1,4 @@
+import { luhnValid } from '../../cards/card-checks.js';
 import { UsageError } from '../../platform/cli/command.js';
 import { EVENT_NAMES, type EventName } from '../../webhooks/cli.js';
 import { api, type Target } from './client.js';
@@ -169,16 +170,8 @@ async function sandbox<T>(target: Target, call: () => Promise<T>): Promise<T> {
 /** A sandbox card number (Luhn-valid, of Visa's range) ending in `last`: 0 approved, 2 refused. */
 function sandboxCardNumber(last: '0' | '2'): string {
   for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
-    // the check digit that makes body + digit Luhn-valid
-    let sum = 0;
-    for (let i = 0; i < body.length; i++) {
-      let d = Number(body[body.length - 1 - i]);
-      if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-      sum += d;
-    }
-    const check = String((10 - (sum % 10)) % 10);
-    if (check === last) return body + check;
+    const number = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}${last}`;
+    if (luhnValid(number)) return number;
   }
 }
 

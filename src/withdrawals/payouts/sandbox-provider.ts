@@ -68,21 +68,25 @@ export class SandboxPayoutProvider implements PayoutProvider {
 
   /**
    * The provider pays or refuses one of its payouts (once: a payout decided keeps its result), and returns the
-   * callback it POSTs about it; that callback may be lost on its way, and `check` still finds the result.
+   * callback it POSTs about it (that callback may be lost on its way, and `check` still finds the result) and
+   * whether this call is what decided it.
    */
   async decide(
     reference: string,
     result: PayoutResult['result'],
-  ): Promise<{ body: string; headers: Record<string, string> }> {
-    await this.db.query('UPDATE sandbox_payouts SET result = COALESCE(result, $2) WHERE reference = $1', [
-      reference,
-      result,
-    ]);
+  ): Promise<{ body: string; headers: Record<string, string>; decidedNow: boolean }> {
+    const decided = await this.db.query(
+      'UPDATE sandbox_payouts SET result = $2 WHERE reference = $1 AND result IS NULL RETURNING 1',
+      [reference, result],
+    );
     const [row] = await this.db.query<{ result: PayoutResult['result'] | null }>(
       'SELECT result FROM sandbox_payouts WHERE reference = $1',
       [reference],
     );
-    return this.signedCallback(reference, row?.result ?? result);
+    return {
+      ...(await this.signedCallback(reference, row?.result ?? result)),
+      decidedNow: decided.length > 0,
+    };
   }
 
   async check(order: PayoutOrder): Promise<PayoutCheck> {

@@ -17,7 +17,7 @@ export async function applySandboxResult(
   sandbox: SandboxPayoutProvider,
   reference: string,
   result: PayoutResult['result'],
-): Promise<CallbackOutcome & { result: PayoutResult['result'] }> {
+): Promise<CallbackOutcome & { result: PayoutResult['result']; decidedNow: boolean }> {
   const callback = await sandbox.decide(reference, result);
   const outcome = await handlePayoutCallback(
     db,
@@ -26,12 +26,14 @@ export async function applySandboxResult(
     callback.headers,
   );
   const decided = (JSON.parse(callback.body) as { result: PayoutResult['result'] }).result;
-  return { ...outcome, result: decided };
+  return { ...outcome, result: decided, decidedNow: callback.decidedNow };
 }
 
 /**
  * A merchant's (or the panel's) result for one of its withdrawals at the sandbox provider: 409 CONFLICT unless it
- * is PROCESSING there and this request is what decided it (not the timer, nor an earlier result).
+ * is PROCESSING there and this request is what decided it (not the timer, nor an earlier result). The
+ * withdrawal's move may be taken by the payout worker's read-back of the provider between the decision and its
+ * callback: the decision was this request's all the same, so it is answered with the withdrawal as it ended.
  */
 export async function decideSandboxCashout(
   db: Db,
@@ -43,7 +45,10 @@ export async function decideSandboxCashout(
     conflict(`Withdrawal is ${status}; a result applies only to a PROCESSING withdrawal`);
   if (row.status !== 'PROCESSING' || row.provider !== sandbox.name) throw refused(row.status);
   const outcome = await applySandboxResult(db, sandbox, row.uuid, result);
-  if (!outcome.changed || outcome.result !== result) throw refused(outcome.withdrawal.status);
+  const ended = outcome.withdrawal.status === (result === 'COMPLETED' ? 'COMPLETED' : 'FAILED');
+  if (!(outcome.changed || outcome.decidedNow) || outcome.result !== result || !ended) {
+    throw refused(outcome.withdrawal.status);
+  }
   return outcome.withdrawal;
 }
 
