@@ -1,9 +1,11 @@
 import { type PixApiClient, PspError } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
+import { inSavepoint } from '../platform/db/savepoint.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { parseReais } from '../platform/money/money.js';
 import type { SaleSettler } from '../sales/index.js';
-import { findSaleByProcessorRef, lockSale, moveSale, saleFees } from '../sales/index.js';
+import { findSaleByProcessorRef, lockSale, moveSale, recordOwedBack, saleFees } from '../sales/index.js';
 import {
   chargeCycle,
   countCycle,
@@ -218,18 +220,33 @@ export async function creditCycle(
       await countCycle(tx, rec!.id);
       saleId = (await moveSale(tx, deps.queue, scheduled.id, 'PAGO')).sale.id;
     } else if (!reason) {
-      const sale = await chargeCycle(tx, deps.queue, rec!, {
-        amount,
-        processor: BCB_PROCESSOR,
-        details: {
-          externalTransactionId: cobr.txid,
-          pixKey: null,
-          cardLastFour: null,
-          cardBrand: null,
-          boletoCode: null,
-        },
-      });
-      saleId = sale.id;
+      // a cycle the PSP charged on its own is a new sale, through the one admission: refused (the account
+      // suspended, waiting for review or closed), the money already taken is owed back to the payer
+      try {
+        const sale = await inSavepoint(tx, (q) =>
+          chargeCycle(q, deps.queue, rec!, {
+            amount,
+            processor: BCB_PROCESSOR,
+            details: {
+              externalTransactionId: cobr.txid,
+              pixKey: null,
+              cardLastFour: null,
+              cardBrand: null,
+              boletoCode: null,
+            },
+          }),
+        );
+        saleId = sale.id;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        reason = `the admission refused the cycle: ${err.message}`;
+        await recordOwedBack(tx, {
+          reference: pix.endToEndId,
+          txid: cobr.txid,
+          amount,
+          detail: `Pix ${pix.endToEndId} of ${pix.valor}, a cycle of mandate ${cobr.idRec} (contrato ${rec!.contrato}) charged by the PSP, refused by the admission (${err.message}): not credited`,
+        });
+      }
     }
     await tx.query('UPDATE bcb_received_pix SET sale_id = $2, credited = $3, reason = $4 WHERE e2eid = $1', [
       pix.endToEndId,

@@ -72,10 +72,11 @@ export {
   type PaymentAgain,
   recordAmountDueNow,
   recordClosedChargePayment,
+  recordOwedBack,
   recordPaidAgain,
   recordPaidAmount,
   recordPaidAmounts,
-  setClosedPaymentRecorder,
+  setOwedBackRecorder,
   setPaidAgainRule,
   setPaidAmountRule,
 } from './paid-amount.js';

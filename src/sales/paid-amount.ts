@@ -98,26 +98,42 @@ export async function recordPaidAgain(tx: Queryable, sale: SaleRow, payment: Pay
 }
 
 /**
- * Where a payment of a sale closed unpaid (cancelled, refused, failed) is recorded: money the payer is owed back,
- * crediting nothing. The reconciliation module installs it (a discrepancy `closed_charge_paid`).
+ * Where a payment the gateway takes no charge for is recorded: money the payer is owed back, crediting nothing
+ * (a Pix of a sale closed unpaid, a Pix Automático cycle the admission refused). The reconciliation module
+ * installs it (a discrepancy `closed_charge_paid`). `detail` says, for a person, what was paid and why it
+ * credits nothing.
  */
-export type ClosedPaymentRecorder = (tx: Queryable, sale: SaleRow, payment: PaymentAgain) => Promise<void>;
+export type OwedBackRecorder = (
+  tx: Queryable,
+  payment: PaymentAgain & { txid: string | null },
+) => Promise<void>;
 
-let closedPaymentRecorder: ClosedPaymentRecorder | null = null;
+let owedBackRecorder: OwedBackRecorder | null = null;
 
-export function setClosedPaymentRecorder(recorder: ClosedPaymentRecorder): void {
-  closedPaymentRecorder = recorder;
+export function setOwedBackRecorder(recorder: OwedBackRecorder): void {
+  owedBackRecorder = recorder;
 }
 
-/** A payment of `sale`, closed unpaid, handed to the recorder the reconciliation module installed. */
+/** A payment owed back to its payer, handed to the recorder the reconciliation module installed. */
+export async function recordOwedBack(
+  tx: Queryable,
+  payment: PaymentAgain & { txid: string | null },
+): Promise<void> {
+  if (!owedBackRecorder) throw new Error('the owed-back payment recorder is not installed (sale-rules.ts)');
+  await owedBackRecorder(tx, payment);
+}
+
+/** A payment of `sale`, closed unpaid (cancelled, refused, failed): owed back to its payer. */
 export async function recordClosedChargePayment(
   tx: Queryable,
   sale: SaleRow,
   payment: PaymentAgain,
 ): Promise<void> {
-  if (!closedPaymentRecorder)
-    throw new Error("the closed charges' payment recorder is not installed (sale-rules.ts)");
-  await closedPaymentRecorder(tx, sale, payment);
+  await recordOwedBack(tx, {
+    ...payment,
+    txid: sale.external_transaction_id,
+    detail: `sale ${sale.uuid} is ${sale.status} (${payment.detail}): not credited`,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { journeyOf } from '../../src/pix/recurring.js';
 import { eventsOf, type SaleBody } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { createOperator } from '../support/operators.js';
 import { pspProblems } from '../support/pix-openapi.js';
 import { freePort, startPsp } from '../support/psp.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -219,6 +220,47 @@ describe('Pix Automático through PIX_PROCESSOR=bcb against a local PSP over mut
       'sale.paid',
       'sale.refunded',
     ]);
+  });
+
+  it('a cycle the PSP charges while the account is suspended is refused by the admission: not credited, owed back to the payer', async () => {
+    const risk = await createOperator(server, 'risk');
+    const ops = (path: string, body: unknown = {}) =>
+      call('POST', `${server.url}${path}`, { headers: risk.ops, body });
+    const rec = psp.recurring.create({ contrato: 'CTR-SUSPENSO', amountCents: 4990 });
+    await psp.recurring.approve(rec.idRec);
+    expect((await ops(`/api/ops/accounts/${merchant.accountId}/suspend`, { reason: 'análise' })).status).toBe(
+      200,
+    );
+    try {
+      const before = await balance();
+      // the PSP's callback is answered 2xx (payCycle throws otherwise): the money it took is recorded, not lost
+      const cobr = await psp.recurring.payCycle(rec.idRec);
+      const e2eid = cobr.pix[0]!.endToEndId;
+      expect(await received(e2eid)).toEqual([
+        {
+          credited: false,
+          reason: 'the admission refused the cycle: This account is suspended: charges are refused',
+        },
+      ]);
+      expect(await cycleSales(rec.idRec)).toEqual([]);
+      expect((await recurrence(rec.idRec))!.cycles).toBe(0);
+      expect(await balance()).toBe(before);
+      const owed = await db().query<{ kind: string; txid: string; amount: number }>(
+        'SELECT kind, txid, amount::int AS amount FROM reconciliation_discrepancies WHERE e2eid = $1',
+        [e2eid],
+      );
+      expect(owed).toEqual([{ kind: 'closed_charge_paid', txid: cobr.txid, amount: 4990 }]);
+      // the callback again changes nothing
+      const again = await call<{ outcomes: string[] }>('POST', webhook('cobr'), {
+        body: { cobsr: [{ idRec: rec.idRec, txid: cobr.txid, status: 'CONCLUIDA' }] },
+      });
+      expect(again.body.outcomes).toEqual(['duplicate']);
+    } finally {
+      expect((await ops(`/api/ops/accounts/${merchant.accountId}/reactivate`)).status).toBe(200);
+    }
+    // active again, the next cycle is credited
+    await psp.recurring.payCycle(rec.idRec);
+    expect((await cycleSales(rec.idRec)).map((x) => x.status)).toEqual(['PAGO']);
   });
 
   it('the sandbox cannot debit a cycle of a mandate the PSP plays', async () => {

@@ -103,11 +103,16 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       );
       return { event, sale: sale.uuid };
     }
-    case 'sale.refunded':
-    case 'sale.chargeback': {
+    case 'sale.refunded': {
       const sale = await newSale();
       await status(sale, 'PAGO');
-      await status(sale, event === 'sale.refunded' ? 'ESTORNADO' : 'CHARGEBACK');
+      await status(sale, 'ESTORNADO');
+      return { event, sale: sale.uuid };
+    }
+    case 'sale.chargeback': {
+      // a chargeback is a card's (a Pix sale's dispute is a MED): a card sale, captured, then charged back
+      const sale = await cardSale(target);
+      await status(sale, 'CHARGEBACK');
       return { event, sale: sale.uuid };
     }
     case 'dispute.opened':
@@ -335,18 +340,23 @@ async function moveOwnSale(
   status: (sale: { id: string }, to: string) => Promise<Sale & { status: string }>,
   event?: EventName,
 ): Promise<string> {
-  const now = await api<Sale & { status: string }>(
+  const now = await api<Sale & { status: string; paymentMethod: string }>(
     target,
     'GET',
     `/api/transactions/${encodeURIComponent(id)}`,
   );
-  if (event && now.status === steps[steps.length - 1]) {
+  // sale.chargeback of a Pix sale is its mediation: MED (a chargeback is a card's)
+  const path =
+    steps.at(-1) === 'CHARGEBACK' && !now.paymentMethod.endsWith('_CARD')
+      ? [...steps.slice(0, -1), 'MED']
+      : steps;
+  if (event && now.status === path[path.length - 1]) {
     throw new Error(
       `sale ${now.uuid} is already ${now.status}: no ${event} happens (give a sale that is not ${now.status} yet, or trigger ${event} without --sale)`,
     );
   }
-  for (const [i, to] of steps.entries()) {
-    if (i < steps.length - 1 && now.status === to) continue;
+  for (const [i, to] of path.entries()) {
+    if (i < path.length - 1 && now.status === to) continue;
     await status({ id: encodeURIComponent(id) }, to);
   }
   return now.uuid;
