@@ -26124,7 +26124,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation. A card authorization held for a risk review → 409 CONFLICT: the review decides it */
+        /** Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (with a "full" key, as that route needs: 403 FORBIDDEN otherwise; a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation. A card authorization held for a risk review → 409 CONFLICT: the review decides it */
         post: {
             parameters: {
                 query?: never;

@@ -1,6 +1,6 @@
-import { apiKeyOrSession, merchantOf, requestAccount } from '../auth/index.js';
+import { apiKeyOrSession, merchantOf, requestAccount, requestMay } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { conflict } from '../platform/errors/app-error.js';
+import { AppError, conflict } from '../platform/errors/app-error.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -98,12 +98,12 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       config: {
         errorShape: 'envelope',
         keyScope: 'charges',
-        errors: ['CONFLICT', 'NOT_FOUND', 'INSUFFICIENT_BALANCE'],
+        errors: ['CONFLICT', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
       },
       onRequest: deps.apiKey,
       schema: {
         summary:
-          "Sandbox: move a sale to a status, as its processor's callback would. ESTORNADO on a PAGO sale is the processor's report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation. A card authorization held for a risk review → 409 CONFLICT: the review decides it",
+          'Sandbox: move a sale to a status, as its processor\'s callback would. ESTORNADO on a PAGO sale is the processor\'s report of a refund in full: what is left is refunded as POST /api/transactions/{id}/refund refunds it (with a "full" key, as that route needs: 403 FORBIDDEN otherwise; a party whose available cannot cover its share: 422 INSUFFICIENT_BALANCE, nothing written), and the refund is listed with its allocation. A card authorization held for a risk review → 409 CONFLICT: the review decides it',
         tags: ['sandbox'],
         params: IdPath,
         body: StatusBody,
@@ -112,6 +112,13 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     },
     async (request, reply) => {
       const { accountId } = merchantOf(request);
+      // a refund in full is a refund: the key's scope it needs is the refund route's (Part 6, the one admission)
+      if (request.body.status === 'ESTORNADO' && !requestMay(request, 'sales.create', 'full')) {
+        throw new AppError(
+          'FORBIDDEN',
+          `This API key's scope is "${merchantOf(request).scope}"; ESTORNADO refunds the sale, which needs a "full" key (as POST /api/transactions/{id}/refund does)`,
+        );
+      }
       // a card authorization held for a risk review is the review's to capture or void: no processor reports it
       // paid, refused or anything else on its own, so neither does the sandbox (as the capture route refuses it)
       const held = await findSaleRow(deps.db, sandboxId(request.params.id));

@@ -180,6 +180,40 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
     }
   });
 
+  it('moves a sale to ESTORNADO (a refund in full) only by a "full" key, as the refund route: 403 and nothing refunded otherwise', async () => {
+    const made = await call<{ publicKey: string; privateKey: string }>(
+      'POST',
+      `${server.url}/api/credentials`,
+      { headers: merchant.panel, body: { name: 'só cobranças', scope: 'charges' } },
+    );
+    expect(made.status, made.text).toBe(201);
+    const charges = { 'x-api-public-key': made.body.publicKey, 'x-api-private-key': made.body.privateKey };
+    const sale = await sandboxSale(server, merchant);
+    expect((await moveTo(server, merchant, sale.uuid, 'PAGO')).status).toBe(200);
+    const refused = await call('POST', `${server.url}/api/sandbox/sales/${sale.uuid}/status`, {
+      headers: charges,
+      body: { status: 'ESTORNADO' },
+    });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toEqual({
+      success: false,
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('needs a "full" key') },
+    });
+    const look = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(look.body.status).toBe('PAGO');
+    // the sale's other moves stay the charges key's
+    const other = await sandboxSale(server, merchant);
+    const paid = await call('POST', `${server.url}/api/sandbox/sales/${other.uuid}/status`, {
+      headers: charges,
+      body: { status: 'PAGO' },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    // a full key refunds it
+    expect((await moveTo(server, merchant, sale.uuid, 'ESTORNADO')).status).toBe(200);
+  });
+
   it('answers 400 for an unknown status', async () => {
     const s = await sandboxSale(server, merchant);
     const res = await moveTo(server, merchant, s.uuid, 'PAID');
