@@ -2322,11 +2322,11 @@ export interface paths {
                     content: {
                         "application/json": (components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
-                            error?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
+                            error?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                         }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                             };
                         }) | (components["schemas"]["IpAccessError"] & {
                             /** @enum {unknown} */

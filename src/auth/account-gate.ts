@@ -1,8 +1,11 @@
 import { AppError, unauthorized } from '../platform/errors/app-error.js';
 import type { CachedAccount } from './auth-cache.js';
 
-/** What a route moves (`config.moves`): charges and cashouts open only while the account is active. */
-export type MoneyMove = 'charge' | 'cashout';
+/**
+ * What a route moves (`config.moves`): charges and cashouts open only while the account is active, and so does a
+ * card's tokenization (`card-token`: a card handed to the acquirer for a charge the account could not open).
+ */
+export type MoneyMove = 'charge' | 'cashout' | 'card-token';
 
 export const closedAccount = () => unauthorized('This account is closed');
 
@@ -13,7 +16,7 @@ export const closedAccount = () => unauthorized('This account is closed');
 export function accountRefusal(account: CachedAccount | null, move: MoneyMove | undefined): AppError | null {
   if (!account || account.status === 'closed') return closedAccount();
   if (move === undefined || account.status === 'active') return null;
-  const what = move === 'charge' ? 'charges' : 'cashouts';
+  const what = move === 'cashout' ? 'cashouts' : 'charges';
   if (account.status === 'pending_review') {
     return new AppError(
       'ACCOUNT_NOT_ACTIVE',

@@ -84,6 +84,8 @@ export async function cardRoutes(
       config: {
         errorShape: 'transaction',
         keyScope: 'charges',
+        // an account that may not charge (waiting for review, suspended) sends no card to the acquirer
+        moves: 'card-token',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'],
       },
       onRequest: [openToAnyOrigin, deps.publicKey],

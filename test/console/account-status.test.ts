@@ -79,6 +79,14 @@ function moneyRoutes(m: TestMerchant) {
       shape: 'D',
     },
     {
+      name: "API card token (the payer's browser, the public key alone)",
+      method: 'POST',
+      path: '/api/cards/tokens',
+      headers: { 'x-api-public-key': m.publicKey },
+      body: cardBody(cardEnding('1')),
+      shape: 'D',
+    },
+    {
       name: 'panel charge',
       method: 'POST',
       path: '/api/sales',
@@ -112,9 +120,14 @@ function codeOf(shape: string, body: Record<string, unknown>): unknown {
 }
 
 async function counts(m: TestMerchant) {
-  const [row] = await server.runtime.platform.db.query<{ sales: number; withdrawals: number }>(
+  const [row] = await server.runtime.platform.db.query<{
+    sales: number;
+    withdrawals: number;
+    tokens: number;
+  }>(
     `SELECT (SELECT count(*)::int FROM sales WHERE account_id = $1) AS sales,
-            (SELECT count(*)::int FROM withdrawals WHERE account_id = $1) AS withdrawals`,
+            (SELECT count(*)::int FROM withdrawals WHERE account_id = $1) AS withdrawals,
+            (SELECT count(*)::int FROM card_tokens WHERE account_id = $1) AS tokens`,
     [m.accountId],
   );
   return row!;

@@ -24,10 +24,11 @@ declare module 'fastify' {
     keyScope?: 'read' | 'charges' | 'full';
     keyScopeRefusal?: 'business-rule';
     /**
-     * This route opens a charge or a cashout: refused (403 ACCOUNT_NOT_ACTIVE / ACCOUNT_SUSPENDED) unless the
-     * account is active, in the route's body family (the business-rule one where `keyScopeRefusal` says so).
+     * This route opens a charge or a cashout, or tokenizes a card for a charge: refused (403
+     * ACCOUNT_NOT_ACTIVE / ACCOUNT_SUSPENDED) unless the account is active, in the route's body family (the
+     * business-rule one where `keyScopeRefusal` says so). Only `charge` routes are shed under load.
      */
-    moves?: 'charge' | 'cashout';
+    moves?: 'charge' | 'cashout' | 'card-token';
   }
   interface FastifyRequest {
     /**
