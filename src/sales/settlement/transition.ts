@@ -145,7 +145,8 @@ const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
 
 /**
  * The fact of a sale's status, both bodies built from `sale` as stored. A sale.refunded carries `refund`: the
- * refund that made it ESTORNADO, or null when none did (a dispute lost, a move by the processor's report).
+ * refund that made it ESTORNADO, or null when none did (a dispute lost, a move by the processor's report), and,
+ * in the postback too, `refundedAmount`.
  * `instead` replaces the status's event (a sale back in PAGO from a dispute lost in part tells sale.refunded).
  */
 function saleFact(sale: SaleRow, refund?: RefundView, instead?: 'sale.refunded'): NotificationFact | null {
@@ -153,9 +154,11 @@ function saleFact(sale: SaleRow, refund?: RefundView, instead?: 'sale.refunded')
   if (!event) return null;
   if (sale.status === 'PENDENTE' && !AWAITS_PAYMENT_CODE.has(sale.payment_method)) return null;
   const told = event === 'sale.refunded' ? { refund: refund ?? null } : {};
+  // every sale.refunded body tells the refunded total after it beside `refund` (the webhook's always does)
+  const refunded = event === 'sale.refunded' ? { refundedAmount: String(sale.refunded_amount) } : {};
   const postback =
     FINAL_STATUSES.has(sale.status) && sale.postback_url
-      ? { url: sale.postback_url, body: { ...salePostbackBody(sale), ...told } }
+      ? { url: sale.postback_url, body: { ...salePostbackBody(sale), ...refunded, ...told } }
       : undefined;
   return {
     accountId: sale.account_id,

@@ -129,6 +129,22 @@ describe('sale notification facts (outbox rows)', () => {
     expect(await fannedOut(paid!.id)).toBe(true);
   });
 
+  it('ESTORNADO records sale.refunded whose postback, as its webhook, tells refundedAmount beside refund', async () => {
+    const s = await sandboxSale(server, merchant, { postbackUrl: 'https://merchant.example/pb' });
+    await moveTo(server, merchant, s.uuid, 'PAGO');
+    await moveTo(server, merchant, s.uuid, 'ESTORNADO');
+    const refunded = (await eventsOf(server, 'sale', s.id)).find((e) => e.event_type === 'sale.refunded')!;
+    const postback = JSON.parse(refunded.postback_body!);
+    const webhook = JSON.parse(refunded.webhook_body);
+    expect(postback).toMatchObject({ status: 'ESTORNADO', refundedAmount: String(s.amount) });
+    expect(postback.refund).toEqual(webhook.refund);
+    expect(postback.refund).toMatchObject({ amountCents: s.amount, status: 'succeeded' });
+    expect(webhook.refundedAmount).toBe(String(s.amount));
+    // the postback form otherwise: no fee, transactionId or type
+    expect(Object.keys(postback)).not.toContain('fee');
+    expect(Object.keys(postback).slice(-3)).toEqual(['refundedAmount', 'refund', 'eventType']);
+  });
+
   it('a sale without postbackUrl records no postback, even on final statuses', async () => {
     const s = await sandboxSale(server, merchant);
     await moveTo(server, merchant, s.uuid, 'RECUSADO');
