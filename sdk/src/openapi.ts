@@ -31968,7 +31968,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description 1..100, default 20 */
+                    /** @description A whole number from 1 to 100, default 20 */
                     limit?: string;
                 };
                 header?: never;
@@ -32494,7 +32494,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description 1..720, default 24 */
+                    /** @description A whole number from 1 to 720, default 24 */
                     hours?: string;
                 };
                 header?: never;

@@ -8,6 +8,7 @@ import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Limiter } from '../platform/http/rate-limit.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { numericPathId } from '../platform/ids/public-ids.js';
+import { parseLimit } from '../platform/paging/pagination.js';
 import { isRealCalendarTime } from '../platform/time/calendar.js';
 import {
   CreateBody,
@@ -30,7 +31,6 @@ import {
 import type { WebhookService } from './webhooks.js';
 
 const A = { errorShape: 'envelope' as const, permission: 'integrations' as const };
-const DEFAULT_LIMIT = 20;
 const webhookId = (raw: string) => numericPathId(raw, 'Webhook not found');
 
 export async function webhookRoutes(
@@ -155,7 +155,7 @@ export async function webhookRoutes(
         await webhooks.deliveriesJson(
           account(request),
           webhookId(request.params.id),
-          request.query.limit === undefined ? DEFAULT_LIMIT : Number(request.query.limit),
+          parseLimit(request.query.limit),
         ),
       ),
   );
@@ -284,8 +284,9 @@ export async function webhookRoutes(
       },
     },
     async (request) => {
-      const hours = request.query.hours === undefined ? 24 : Number(request.query.hours);
-      if (hours > 720) throw validation('hours must be a whole number from 1 to 720');
+      const raw = request.query.hours;
+      const hours = raw === undefined ? 24 : /^\d{1,3}$/.test(raw) ? Number(raw) : 0;
+      if (hours < 1 || hours > 720) throw validation('hours must be a whole number from 1 to 720');
       return webhooks.stats(account(request), webhookId(request.params.id), hours);
     },
   );

@@ -59,7 +59,7 @@ export const Delivery = Type.Object({
 });
 
 export const DeliveriesQuery = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1..100, default 20' })),
+  limit: Type.Optional(Type.String({ description: 'A whole number from 1 to 100, default 20' })),
 });
 
 export const RotateBody = Type.Object({
@@ -86,7 +86,7 @@ export const RecoverBody = Type.Object({
 export const Recovered = Type.Object({ queued: Type.Integer({ description: 'Deliveries queued again' }) });
 
 export const StatsQuery = Type.Object({
-  hours: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: '1..720, default 24' })),
+  hours: Type.Optional(Type.String({ description: 'A whole number from 1 to 720, default 24' })),
 });
 const MaybeNumber = Type.Union([Type.Number(), Type.Null()]);
 export const Stats = Type.Object({

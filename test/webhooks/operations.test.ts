@@ -325,11 +325,15 @@ describe('automatic disabling, SKIPPED deliveries, re-enabling and recover', () 
       });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
-    for (const hours of ['0', '721', 'x']) {
+    for (const hours of ['0', '721', 'x', '1.5']) {
       const res = await call('GET', `${server.url}/api/webhook/${hook.id}/stats?hours=${hours}`, {
         headers: m.panel,
       });
       expect(res.status, hours).toBe(400);
+      expect(res.body).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: 'hours must be a whole number from 1 to 720' },
+      });
     }
   });
 });
