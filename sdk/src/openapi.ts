@@ -32817,7 +32817,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one delivery again (same event id, new timestamp) */
+        /**
+         * Send one delivery again (same event id, new timestamp)
+         * @description Answers the delivery as queued again: `status` PENDING, while `statusCode`, `error` and `lastAttemptAt` still tell its last attempt until the new one is made (the delivery log then shows it, attempts + 1).
+         */
         post: {
             parameters: {
                 query?: never;

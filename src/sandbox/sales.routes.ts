@@ -112,7 +112,7 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     },
     async (request, reply) => {
       const { accountId } = merchantOf(request);
-      // a refund in full is a refund: the key's scope it needs is the refund route's (Part 6, the one admission)
+      // a refund in full is a refund: the key's scope it needs is the refund route's (decisions.md, "One admission for every sale")
       if (request.body.status === 'ESTORNADO' && !requestMay(request, 'sales.create', 'full')) {
         throw new AppError(
           'FORBIDDEN',

@@ -221,7 +221,11 @@ export class SubscriptionBiller {
     const sub = { id: subscriptionId };
     await this.settle({ subscriptionId: sub.id, onPage });
     const open = await openCharges(this.db, 1, 0, { subscriptionId: sub.id });
-    if (open.length > 0) throw conflict('the period’s charge is still open: pay it (or let it expire) first');
+    if (open.length > 0) {
+      throw conflict(
+        'the period’s charge is still open: a PIX or boleto awaiting its payment (pay it, or let it expire), or a card being charged (try again when it ends)',
+      );
+    }
     // claimed in the transaction that locks it: the running scheduler never sees it due meanwhile
     const claimed = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;

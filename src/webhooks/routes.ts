@@ -166,6 +166,9 @@ export async function webhookRoutes(
       config: { ...A, errors: ['NOT_FOUND'] },
       schema: {
         summary: 'Send one delivery again (same event id, new timestamp)',
+        description:
+          'Answers the delivery as queued again: `status` PENDING, while `statusCode`, `error` and `lastAttemptAt` ' +
+          'still tell its last attempt until the new one is made (the delivery log then shows it, attempts + 1).',
         tags: ['webhooks'],
         params: IdParam,
         response: {

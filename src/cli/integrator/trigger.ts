@@ -1,4 +1,4 @@
-import { luhnValid } from '../../cards/card-checks.js';
+import { luhnValid } from '../../cards/cli.js';
 import { UsageError } from '../../platform/cli/command.js';
 import { EVENT_NAMES, type EventName } from '../../webhooks/cli.js';
 import { api, type Target } from './client.js';
