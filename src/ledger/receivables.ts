@@ -290,7 +290,7 @@ export function receivablesPeriod(
       ? new Date(Date.parse(`${start}T00:00:00Z`) + 90 * DAY_MS).toISOString().slice(0, 10)
       : dateArg(to, 'to');
   const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / DAY_MS;
-  if (days < 0) throw validation('to must not be before from');
+  if (days < 0) throw validation('from must not be after to');
   if (days > 366) throw validation('from and to must be at most 366 days apart');
   return { from: start, to: end };
 }

@@ -104,6 +104,13 @@ describe('card receivables', () => {
       expect(res.status, q).toBe(400);
       expect(res.body.error).toBe('VALIDATION_ERROR');
     }
+    // a reversed period in the words every list uses
+    const reversed = await call<{ message: string }>(
+      'GET',
+      `${server.url}/api/receivables?from=${plusDays(5)}&to=${plusDays(1)}`,
+      { headers: merchant.keys },
+    );
+    expect(reversed.body.message).toBe('from must not be after to');
   });
 
   it('the daily job moves what is due to available, once, with a ledger entry each', async () => {
