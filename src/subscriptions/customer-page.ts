@@ -14,7 +14,14 @@ import {
   subscriptionByTokenHash,
 } from './data.js';
 import type { BillingPage } from './schemas.js';
-import { billingTokenHash, isFinal, periodOf, type Subscriptions, subscribersOf } from './subscriptions.js';
+import {
+  billingTokenHash,
+  isFinal,
+  periodOf,
+  type Subscriptions,
+  shownNextChargeAt,
+  subscribersOf,
+} from './subscriptions.js';
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
 export type BillingView = Static<typeof BillingPage>;
@@ -141,7 +148,7 @@ export class CustomerPage {
       paymentMethod: sub.payment_method,
       currentPeriodStart: sub.current_period_start,
       currentPeriodEnd: sub.current_period_end,
-      nextChargeAt: sub.next_charge_at?.toISOString() ?? null,
+      nextChargeAt: shownNextChargeAt(sub),
       cancelAtPeriodEnd: sub.cancel_at_period_end,
       card: card && {
         brand: card.brand,

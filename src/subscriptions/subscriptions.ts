@@ -77,6 +77,20 @@ export interface SubscriptionInput {
   split?: SplitRules;
 }
 
+/**
+ * When the subscription's next charge is made, as its views say it (the API's, the billing page's): ending at its
+ * period's end with that period paid (or its trial), it charges nothing more, so null; the time the scheduler
+ * keeps then (when it ends it, or a later period's issue date until a declined charge's outcome is applied) is
+ * no charge's.
+ */
+export function shownNextChargeAt(
+  s: Pick<SubscriptionRow, 'cancel_at_period_end' | 'status' | 'next_charge_at'>,
+): string | null {
+  return s.cancel_at_period_end && (s.status === 'active' || s.status === 'trialing')
+    ? null
+    : (s.next_charge_at?.toISOString() ?? null);
+}
+
 export interface SubscriptionView {
   id: string;
   customerId: string;
@@ -159,13 +173,7 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
     amountCents: who.plan.amount_cents,
     currentPeriodStart: s.current_period_start,
     currentPeriodEnd: s.current_period_end,
-    // ending at its period's end with that period paid (or its trial), it charges nothing more: the time the
-    // scheduler keeps (when it ends it, or a later period's issue date until a declined charge's outcome is
-    // applied) is no charge's
-    nextChargeAt:
-      s.cancel_at_period_end && (s.status === 'active' || s.status === 'trialing')
-        ? null
-        : (s.next_charge_at?.toISOString() ?? null),
+    nextChargeAt: shownNextChargeAt(s),
     trialEnd: s.trial_end,
     cancelAtPeriodEnd: s.cancel_at_period_end,
     canceledAt: s.canceled_at?.toISOString() ?? null,

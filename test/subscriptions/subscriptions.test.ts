@@ -448,6 +448,14 @@ describe('subscriptions by card', () => {
     // and it promises no next charge, before as after the declined charge's outcome
     expect(atEnd.body.nextChargeAt).toBeNull();
     expect(after).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, nextChargeAt: null });
+    // the customer's billing page says what the API says
+    const token = after.billingUrl!.split('/').pop();
+    const page = await call<{ nextChargeAt: string | null; cancelAtPeriodEnd: boolean }>(
+      'GET',
+      `${server.url}/api/public/billing/${token}`,
+    );
+    expect(page.status, page.text).toBe(200);
+    expect(page.body).toMatchObject({ cancelAtPeriodEnd: true, nextChargeAt: null });
     expect(await eventsOf(made.body.id)).not.toContain('subscription.past_due');
     const ended = await advance(made.body.id);
     expect(ended.body.status).toBe('canceled');
