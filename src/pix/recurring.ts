@@ -220,8 +220,8 @@ export async function creditCycle(
       await countCycle(tx, rec!.id);
       saleId = (await moveSale(tx, deps.queue, scheduled.id, 'PAGO')).sale.id;
     } else if (!reason) {
-      // a cycle the PSP charged on its own is a new sale, through the one admission: refused (the account
-      // suspended, waiting for review or closed), the money already taken is owed back to the payer
+      // a cycle the PSP charged on its own is a new sale, through the one admission (which refuses an account
+      // suspended, waiting for review or closed)
       try {
         const sale = await inSavepoint(tx, (q) =>
           chargeCycle(q, deps.queue, rec!, {
@@ -240,13 +240,18 @@ export async function creditCycle(
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         reason = `the admission refused the cycle: ${err.message}`;
-        await recordOwedBack(tx, {
-          reference: pix.endToEndId,
-          txid: cobr.txid,
-          amount,
-          detail: `Pix ${pix.endToEndId} of ${pix.valor}, a cycle of mandate ${cobr.idRec} (contrato ${rec!.contrato}) charged by the PSP, refused by the admission (${err.message}): not credited`,
-        });
       }
+    }
+    // a cycle of a mandate the gateway knows, debited and not credited (another amount, a sale already closed
+    // or paid, a fee it cannot cover, the admission's refusal): its payer is owed it back, recorded now with
+    // what the gateway knows of it (a run would only see a txid naming no charge)
+    if (reason && rec && rec.processor === BCB_PROCESSOR && amount >= 0) {
+      await recordOwedBack(tx, {
+        reference: pix.endToEndId,
+        txid: cobr.txid,
+        amount,
+        detail: `Pix ${pix.endToEndId} of ${pix.valor}, a cycle of mandate ${cobr.idRec} (contrato ${rec.contrato}, account ${rec.account_id}), not credited: ${reason}`,
+      });
     }
     await tx.query('UPDATE bcb_received_pix SET sale_id = $2, credited = $3, reason = $4 WHERE e2eid = $1', [
       pix.endToEndId,

@@ -183,6 +183,14 @@ describe('Pix Automático through PIX_PROCESSOR=bcb against a local PSP over mut
     ]);
     expect(await cycleSales(rec.idRec)).toEqual([]);
     expect(await balance()).toBe(before);
+    // the payer was debited: owed back, recorded with the mandate it was for (not left to a run as a Pix of nobody)
+    const [owed] = await db().query<{ kind: string; txid: string; amount: number; detail: string }>(
+      'SELECT kind, txid, amount::int AS amount, detail FROM reconciliation_discrepancies WHERE e2eid = $1',
+      [cobr.pix[0]!.endToEndId],
+    );
+    expect(owed).toMatchObject({ kind: 'closed_charge_paid', txid: cobr.txid, amount: 1999 });
+    expect(owed!.detail).toContain(`mandate ${rec.idRec} (contrato CTR-SHORT`);
+    expect(owed!.detail).toContain('not credited: paid 19.99, the charge is 2000 cents');
   });
 
   it('a cycle of a mandate whose own callback never came reads the mandate back and is credited', async () => {
