@@ -158,6 +158,9 @@ export async function handleNotifiedCobrs(deps: RecurringDeps, notified: { txid:
   return outcomes;
 }
 
+/** What the one admission answers a sale it refuses (sales/create.ts: standing first, then the charge's checks). */
+const ADMISSION_REFUSALS = new Set(['ACCOUNT_SUSPENDED', 'ACCOUNT_NOT_ACTIVE', 'VALIDATION_ERROR']);
+
 /** The standard's end states of a recurring charge that no Pix paid. */
 const ENDED = new Set<CobR['status']>(['REJEITADA', 'EXPIRADA', 'CANCELADA']);
 
@@ -238,7 +241,9 @@ export async function creditCycle(
         );
         saleId = sale.id;
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
+        // only the admission's own refusals (the account's standing, the charge's checks) are the cycle's
+        // answer; anything else (the database lost) fails the callback, which the PSP sends again
+        if (!(err instanceof AppError && ADMISSION_REFUSALS.has(err.code))) throw err;
         reason = `the admission refused the cycle: ${err.message}`;
       }
     }
