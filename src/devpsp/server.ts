@@ -208,6 +208,16 @@ export class DevPsp {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(String(body)))),
     );
+    // `curl -H 'content-type: application/json' -X POST …/pay` with no body pays as `{}` would
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      const text = String(body).trim();
+      if (text === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(Object.assign(new Error('the body is not JSON'), { statusCode: 400 }), undefined);
+      }
+    });
     app.addHook('onRequest', async (req, reply) => {
       this.state.log.push(`${req.method} ${req.url.split('?')[0]}`);
       const route = `${req.method} /${req.url.split('?')[0]!.split('/')[1]}`;
@@ -258,6 +268,13 @@ export class DevPsp {
       const { txid } = req.params as { txid: string };
       if (!this.state.cobs.has(txid)) return reply.code(404).send(notFound);
       const amount = (req.body as { amountCents?: number } | undefined)?.amountCents;
+      const status = this.state.cobs.get(txid)?.status;
+      // a payer's bank refuses a charge no longer active (removed, or paid already): nothing is paid
+      if (status !== 'ATIVA') {
+        return reply
+          .code(409)
+          .send({ title: 'Cobrança não pagável', status: 409, detail: `charge ${txid} is ${status}` });
+      }
       return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
     });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));

@@ -2,6 +2,7 @@
  * The local PSP as `gateway dev-psp` runs it for trying the rails by hand: what a bank would do by itself
  * (complete a send, return a refund) happens without a test's hand.
  */
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
@@ -32,6 +33,17 @@ beforeAll(async () => {
     5000,
   );
 });
+/** A request over the PSP's mutual TLS, for what the standard's client does not send. */
+function fetchWithCerts(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+) {
+  const dispatcher = new Agent({
+    connect: { cert: psp.certs.clientCert, key: psp.certs.clientKey, ca: psp.certs.ca },
+  });
+  return undiciFetch(url, { ...init, dispatcher }).finally(() => dispatcher.close());
+}
+
 afterAll(async () => {
   await client?.close();
   await psp?.close();
@@ -80,6 +92,52 @@ describe('gateway dev-psp', () => {
     expect((await client.call('POST', '/dev/cobv/unknownTxid0000000000000001/pay', {})).status).toBe(404);
   });
 
+  it('pays a charge by hand (POST /dev/cob/{txid}/pay), even with an empty JSON body; a removed one is refused, 409', async () => {
+    const open = async (txid: string) => {
+      const cob = await client.call('PUT', `/cob/${txid}`, {
+        calendario: { expiracao: 3600 },
+        valor: { original: '10.00' },
+        chave: 'loja@example.com',
+      });
+      expect(cob.status).toBe(201);
+    };
+    const token = (await (
+      await fetchWithCerts(`${psp.url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${psp.clientId}:${psp.clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      })
+    ).json()) as { access_token: string };
+    const payEmpty = (txid: string) =>
+      fetchWithCerts(`${psp.url}/dev/cob/${txid}/pay`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+      });
+    await open('devpspCobPaidEmptyBody000001');
+    const paid = await payEmpty('devpspCobPaidEmptyBody000001');
+    expect(paid.status).toBe(200);
+    expect(((await paid.json()) as { valor: string }).valor).toBe('10.00');
+
+    await open('devpspCobRemovedThenPaid0001');
+    const removed = await client.call('PATCH', '/cob/devpspCobRemovedThenPaid0001', {
+      status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR',
+    });
+    expect(removed.status).toBe(200);
+    const received = psp.state.pix.size;
+    const refused = await client.call<{ detail: string }>(
+      'POST',
+      '/dev/cob/devpspCobRemovedThenPaid0001/pay',
+      {},
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    const twice = await payEmpty('devpspCobPaidEmptyBody000001');
+    expect(twice.status).toBe(409);
+    expect(psp.state.pix.size).toBe(received);
+  });
   it('lists received Pix by GET /pix as the yaml defines it: window, pages, devoluções', async () => {
     const from = new Date().toISOString();
     const paid = [];
