@@ -26,10 +26,12 @@ export interface ReceivableShare {
 /**
  * The shares of captured card sales split into their installments (the remainder of the division on the first),
  * each due `settlementDays` × its number days after today in São Paulo; every share in one statement, in the
- * captures' transaction. A second call for the same sale adds nothing.
+ * captures' transaction. A second call for the same sale adds nothing. A share of nothing (the platform's, of a
+ * sale split whole to its recipients) has no installments.
  */
 export async function scheduleReceivables(tx: Queryable, shares: ReceivableShare[]): Promise<void> {
   const rows = shares.flatMap((r) => {
+    if (r.amount <= 0) return [];
     const n = Math.max(1, r.installments);
     const each = Math.floor(r.amount / n);
     const recipient = r.recipientId ?? null;

@@ -342,6 +342,43 @@ describe("a recipient's receivables, withdrawals and statement", () => {
     expect(panelForeign.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
   });
 
+  it("a card sale split whole to a recipient puts no installments of nothing in the platform's schedule", async () => {
+    const r = await createRecipient(server, platform, { name: 'Toda' });
+    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': platform.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    expect(tok.status, tok.text).toBe(201);
+    const sale = await call<{ uuid: string; status: string }>('POST', `${server.url}/api/transactions`, {
+      headers: platform.keys,
+      body: saleInput({
+        amount: 20000,
+        paymentMethod: 'CREDIT_CARD',
+        installments: 2,
+        card: { token: tok.body.token },
+        split: [{ recipientId: r.id, percent: 100, chargeFees: true }],
+      }),
+    });
+    expect(sale.status, sale.text).toBe(201);
+    expect(sale.body.status).toBe('PAGO');
+    const mine = await call<{ data: { installments: { saleUuid: string }[] }[] }>(
+      'GET',
+      `${server.url}/api/receivables`,
+      { headers: platform.keys },
+    );
+    expect(mine.status, mine.text).toBe(200);
+    const ofSale = mine.body.data.flatMap((d) => d.installments).filter((i) => i.saleUuid === sale.body.uuid);
+    expect(ofSale).toEqual([]);
+    const theirs = await call<{ data: { installment: number; saleId: string }[] }>(
+      'GET',
+      `${server.url}/api/recipients/${r.id}/receivables`,
+      { headers: platform.keys },
+    );
+    expect(theirs.body.data.filter((x) => x.saleId === sale.body.uuid).map((x) => x.installment)).toEqual([
+      1, 2,
+    ]);
+  });
+
   it('pages its withdrawals (the Withdrawal objects), not the account’s own', async () => {
     const r = await createRecipient(server, platform);
     await paidPixSplit(r.id, 60_000);
