@@ -226,15 +226,17 @@ export async function resolveRecipients(
   q: Queryable,
   accountId: number,
   ids: string[],
-  options: { includeInactive?: boolean } = {},
+  options: { includeInactive?: boolean; field?: string } = {},
 ): Promise<Map<string, number>> {
+  // the charge's split names its recipients; a list filtered by one names it as its query does
+  const field = options.field ?? 'split: recipientId';
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   const bad = ids.find((id) => !isUuid(id));
-  if (bad !== undefined) throw validation(`split: recipientId ${JSON.stringify(bad)} is not a recipient id`);
+  if (bad !== undefined) throw validation(`${field} ${JSON.stringify(bad)} is not a recipient id`);
   const rows = await findRecipients(q, accountId, wanted);
   const found = new Map(rows.map((r) => [r.uuid, r.id]));
   const missing = wanted.find((id) => !found.has(id));
-  if (missing !== undefined) throw validation(`split: recipient ${missing} is not one of this account's`);
+  if (missing !== undefined) throw validation(`${field} ${missing} is not one of this account's recipients`);
   const inactive = options.includeInactive ? undefined : rows.find((r) => r.active === false);
   if (inactive !== undefined) {
     throw validation(

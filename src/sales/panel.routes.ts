@@ -85,7 +85,10 @@ const PanelSalesQuery = Type.Object({
 async function panelFilters(q: Queryable, accountId: number, query: Record<string, string | undefined>) {
   const f = filters(query);
   if (!query.recipientId) return f;
-  const found = await resolveRecipients(q, accountId, [query.recipientId], { includeInactive: true });
+  const found = await resolveRecipients(q, accountId, [query.recipientId], {
+    includeInactive: true,
+    field: 'recipientId',
+  });
   return { ...f, splitRecipient: [...found.values()][0]! };
 }
 

@@ -116,6 +116,7 @@ describe("the panel's recipients (Recebedores)", () => {
       headers: other.panel,
     });
     expect(foreign.status).toBe(400);
+    expect(foreign.text).toContain(`recipientId ${ana.id} is not one of this account's recipients`);
     const foreignW = await call<Page<unknown>>('GET', `${server.url}/api/withdrawals?recipientId=${ana.id}`, {
       headers: other.panel,
     });
