@@ -125,6 +125,12 @@ export async function mailFailure(
   });
 }
 
+/** How a mandate subscription's first period is charged (`MandateCharges.firstPeriodWay`), and when it is due. */
+export interface MandateFirstPeriod {
+  way: 'paid' | 'mandate' | 'due-date';
+  dueDate: string;
+}
+
 /**
  * A subscription that charges by itself (a saved card, or a Pix Automático mandate), to the customer when it is
  * made: what it costs, how and when it is charged, and their page, where they change the card or cancel. The
@@ -136,19 +142,26 @@ export async function mailStarted(
   mail: Outbox,
   sub: SubscriptionRow,
   who: Subscriber,
-  card: { brand: CardBrand; lastFour: string } | null,
+  how: { card: { brand: CardBrand; lastFour: string } } | { mandate: MandateFirstPeriod },
 ): Promise<void> {
   const amount = formatBrl(who.plan.amount_cents);
   const merchant = nameForMail((await accountName(tx, sub.account_id)) ?? '', '');
-  const how = card
+  const card = 'card' in how ? how.card : null;
+  const means = card
     ? `no cartão ${BRAND_NAMES[card.brand] ?? card.brand} final ${card.lastFour}`
     : 'pelo Pix Automático que você autorizou no seu banco';
+  const today = localDateOf(new Date());
+  const mandate = 'mandate' in how ? how.mandate : null;
   const first =
-    sub.status === 'trialing' && sub.trial_end
-      ? `O teste grátis vai até ${brDate(sub.trial_end)}: a primeira cobrança é feita no fim do teste.`
-      : sub.current_period_start > localDateOf(new Date())
-        ? `A primeira cobrança é feita em ${brDate(sub.current_period_start)}.`
-        : 'A primeira cobrança é feita hoje.';
+    mandate?.way === 'paid'
+      ? 'O primeiro período já está pago: foi o pagamento que você fez ao autorizar o Pix Automático.'
+      : sub.status === 'trialing' && sub.trial_end
+        ? `O teste grátis vai até ${brDate(sub.trial_end)}: a primeira cobrança é feita no fim do teste.`
+        : mandate?.way === 'due-date'
+          ? `A primeira cobrança, perto demais para o Pix Automático, é um Pix com vencimento em ${brDate(mandate.dueDate)}, que enviamos por e-mail; as seguintes são pelo Pix Automático.`
+          : sub.current_period_start > today
+            ? `A primeira cobrança é feita em ${brDate(sub.current_period_start)}.`
+            : 'A primeira cobrança é feita hoje.';
   await queueMail(tx, mail, {
     cause: `subscription-started:${sub.uuid}`,
     to: who.customer.email,
@@ -156,7 +169,7 @@ export async function mailStarted(
       subject: subjectOf(who, 'assinatura criada'),
       paragraphs: withTestNote(mail, [
         greeting(who.customer.name),
-        `${capital(subscriptionOf(who))}${merchant ? ` de ${merchant}` : ''} (${amount} por período) foi criada para você, com as cobranças ${how}.`,
+        `${capital(subscriptionOf(who))}${merchant ? ` de ${merchant}` : ''} (${amount} por período) foi criada para você, com as cobranças ${means}.`,
         first,
         card
           ? 'Na página da assinatura você vê as cobranças, troca o cartão e pode cancelar.'

@@ -440,7 +440,13 @@ export class Subscriptions {
       if (this.settings.mail) {
         if (cardWanted) await mailCardWanted(tx, this.settings.mail, saved, who);
         // charged by itself: no other e-mail would give the customer their page before the money moves
-        else if (card || mandate) await mailStarted(tx, this.settings.mail, saved, who, card);
+        else if (card) await mailStarted(tx, this.settings.mail, saved, who, { card });
+        else if (mandate && this.settings.mandates) {
+          // the first period's sale is due on its first day, or today when that day has come
+          const dueDate = saved.anchor_date < today ? today : saved.anchor_date;
+          const way = await this.settings.mandates.firstPeriodWay(tx, mandate, plan.amount_cents, dueDate);
+          await mailStarted(tx, this.settings.mail, saved, who, { mandate: { way, dueDate } });
+        }
       }
       return view;
     });

@@ -13,6 +13,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { pspProblems } from '../support/pix-openapi.js';
 import { bcbExpiryRound, startBcbGateway } from '../support/psp.js';
+import { queuedMailTexts } from '../support/queued-mail.js';
 import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
@@ -125,6 +126,10 @@ function leftByDeadScheduler(sub: Sub, idRec: string, txid: string) {
 it('schedules the cycle at the PSP (cobr due on the period’s first day); debited, the sale is PAGO and the subscription renews', async () => {
   const { sub, sale, idRec } = await scheduled(CUSTOMER.document);
   expect(sale).toMatchObject({ status: 'PENDENTE', payment_method: 'PIX_AUTOMATICO', id_rec: idRec });
+  const [started] = await queuedMailTexts(server, `subscription-started:${sub.id}`);
+  expect(started).toContain(
+    `com as cobranças pelo Pix Automático que você autorizou no seu banco. A primeira cobrança é feita em ${sub.currentPeriodStart.split('-').reverse().join('/')}.`,
+  );
   expect(psp.state.log).toContain(`PUT /cobr/${sale.txid}`);
   const cobr = psp.recurring.cobrs.get(sale.txid)!;
   expect(cobr).toMatchObject({
@@ -234,4 +239,9 @@ it('a period due in less than 2 days cannot be scheduled in time: it is a charge
   expect(sale).toMatchObject({ payment_method: 'PIX', status: 'PENDENTE' });
   expect(psp.state.log).toContain(`PUT /cobv/${sale!.txid}`);
   expect([...psp.recurring.cobrs.values()].filter((c) => c.idRec === idRec)).toEqual([]);
+  // the customer was told so when it was made: this first period is a Pix with due date, e-mailed
+  const [started] = await queuedMailTexts(server, `subscription-started:${sub.id}`);
+  const today = inDays(0).split('-').reverse().join('/');
+  expect(started).toContain(`é um Pix com vencimento em ${today}, que enviamos por e-mail`);
+  expect(started).not.toContain('A primeira cobrança é feita hoje');
 });

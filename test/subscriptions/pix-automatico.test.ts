@@ -9,6 +9,7 @@ import { ADDRESS } from '../boletos/fixtures.js';
 import { CUSTOMER } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { queuedMailTexts } from '../support/queued-mail.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 interface Sub {
@@ -35,6 +36,10 @@ beforeAll(async () => {
   server = await startServer({ workers: false });
   return () => server?.close();
 });
+
+/** The text of the "assinatura criada" e-mail of a subscription. */
+const startedMail = async (subscriptionId: string) =>
+  (await queuedMailTexts(server, `subscription-started:${subscriptionId}`)).join('\n');
 
 /** A merchant of its own per test: mandates are matched by the payer's document within the account. */
 async function merchantApi() {
@@ -120,6 +125,7 @@ describe('a PIX subscription with the customer’s mandate', () => {
       [`subscription-%:${made.body.id}:%`],
     );
     expect(mails.map((r) => r.subject)).toEqual([expect.stringMatching(/: assinatura criada$/)]);
+    expect(await startedMail(made.body.id)).toContain('com as cobranças pelo Pix Automático');
   });
 
   it('idRec is checked: unknown, another payer’s, another amount, not PIX, in use → 400 with nothing written', async () => {
@@ -201,6 +207,10 @@ describe('a PIX subscription with the customer’s mandate', () => {
       (s) => s.idRec === idRec,
     );
     expect(ofMandate).toHaveLength(1); // the authorisation's own payment, now the subscription's
+    // the customer is told so: the first period is not announced as a debit to come
+    const mail = await startedMail(made.body.id);
+    expect(mail).toContain('O primeiro período já está pago');
+    expect(mail).not.toContain('A primeira cobrança é feita');
     // the next period is the mandate's next cycle
     await m.advance(made.body.id);
     expect(await m.salesOf(made.body.id)).toHaveLength(2);

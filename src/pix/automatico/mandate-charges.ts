@@ -121,6 +121,24 @@ export class MandateCharges {
     return this.schedule(scheduler, rec, c);
   }
 
+  /**
+   * How a subscription's first period, of `amount` and due `dueDate`, will be charged through `rec`, as `charge`
+   * will make it: already paid by the cycle the customer paid when authorising it (journeys 3 and 4), debited
+   * through the mandate, or, due too soon for a cycle to be scheduled, as a charge with due date.
+   */
+  async firstPeriodWay(
+    q: Queryable,
+    rec: RecurrenceRow,
+    amount: number,
+    dueDate: string,
+  ): Promise<'paid' | 'mandate' | 'due-date'> {
+    const paid = await unclaimedFirstCycle(q, rec);
+    if (paid && Number(paid.amount) === amount) return 'paid';
+    const { debit } = this.processors;
+    if (debit && rec.processor === debit.name) return 'mandate';
+    return dueDate < addDays(toSaoPaulo(new Date()).slice(0, 10), MIN_LEAD_DAYS) ? 'due-date' : 'mandate';
+  }
+
   private async adoptFirstCycle(rec: RecurrenceRow, c: MandateCharge): Promise<SaleRow | null> {
     if (rec.journey < 3 || rec.cycles !== 1 || !c.origin.subscriptionId) return null;
     return this.db.tx(async (tx) => {
