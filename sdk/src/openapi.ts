@@ -4512,6 +4512,11 @@ export interface paths {
                     /** @description 1..100, default 20 */
                     limit?: string;
                     /**
+                     * @description Only this sale's disputes (its uuid)
+                     * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+                     */
+                    saleId?: string;
+                    /**
                      * @description needs_response, under_review, won, lost, accepted
                      * @example needs_response
                      */
@@ -13834,6 +13839,11 @@ export interface paths {
                     cursor?: string;
                     /** @description 1..100, default 20 */
                     limit?: string;
+                    /**
+                     * @description Only this sale's disputes (its uuid)
+                     * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
+                     */
+                    saleId?: string;
                     /**
                      * @description needs_response, under_review, won, lost, accepted
                      * @example needs_response

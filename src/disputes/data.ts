@@ -145,13 +145,14 @@ export async function evidenceOf(q: Queryable, disputeIds: number[]): Promise<Ev
 export async function listDisputes(
   q: Queryable,
   accountId: number,
-  filter: { status: DisputeStatus | null; before: number | null; limit: number },
+  filter: { status: DisputeStatus | null; saleUuid: string | null; before: number | null; limit: number },
 ): Promise<DisputeRow[]> {
   return q.query<DisputeRow>(
     `SELECT * FROM disputes
       WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::bigint IS NULL OR id < $3)
+        AND ($5::uuid IS NULL OR sale_uuid = $5)
       ORDER BY id DESC LIMIT $4`,
-    [accountId, filter.status, filter.before, filter.limit],
+    [accountId, filter.status, filter.before, filter.limit, filter.saleUuid],
   );
 }
 

@@ -4,7 +4,7 @@ import { type Posting, postEntry } from '../ledger/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
-import type { PublicId } from '../platform/ids/public-ids.js';
+import { isUuid, type PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting } from '../platform/text/names.js';
@@ -214,14 +214,17 @@ export class Disputes {
   /** A page of the account's disputes, newest first. */
   async list(
     accountId: number,
-    filter: { status: string | undefined; limit: number; before: number | null },
+    filter: { status: string | undefined; saleId?: string | undefined; limit: number; before: number | null },
   ): Promise<{ data: DisputeView[]; lastId: number | null; more: boolean }> {
     const status = filter.status === undefined || filter.status === '' ? null : filter.status;
     if (status !== null && !(DISPUTE_STATUSES as readonly string[]).includes(status)) {
       throw validation(`status must be one of ${DISPUTE_STATUSES.join(', ')}`);
     }
+    const saleId = filter.saleId === undefined || filter.saleId === '' ? null : filter.saleId;
+    if (saleId !== null && !isUuid(saleId)) throw validation('saleId must be a sale id (its uuid)');
     const rows = await listDisputes(this.db, accountId, {
       status: status as DisputeStatus | null,
+      saleUuid: saleId?.toLowerCase() ?? null,
       before: filter.before,
       limit: filter.limit + 1,
     });

@@ -170,6 +170,7 @@ function register(
       });
       const { data, lastId, more } = await deps.disputes.list(accountIdOf(request), {
         status: request.query.status,
+        saleId: request.query.saleId,
         limit: page.limit,
         before: page.before,
       });

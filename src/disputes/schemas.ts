@@ -45,6 +45,12 @@ export const DisputeListQuery = Type.Object({
   status: Type.Optional(
     Type.String({ description: DISPUTE_STATUSES.join(', '), examples: ['needs_response'] }),
   ),
+  saleId: Type.Optional(
+    Type.String({
+      description: "Only this sale's disputes (its uuid)",
+      examples: ['0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41'],
+    }),
+  ),
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
   limit: Type.Optional(Type.String({ description: '1..100, default 20' })),
 });

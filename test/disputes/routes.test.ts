@@ -109,6 +109,24 @@ describe('reading disputes', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: expect.anything() });
 
+    // one sale's disputes (its page lists them); a saleId that is no uuid → 400
+    const ofSale = await call<{ data: DisputeBody[] }>(
+      'GET',
+      `${server.url}/api/disputes?saleId=${a.saleId.toUpperCase()}`,
+      { headers: m.keys },
+    );
+    expect(ofSale.status, ofSale.text).toBe(200);
+    expect(ofSale.body.data.map((d) => d.id)).toEqual([a.id]);
+    const badSale = await call('GET', `${server.url}/api/disputes?saleId=12`, { headers: m.keys });
+    expect(badSale.status).toBe(400);
+    expect(badSale.body).toMatchObject({ message: 'saleId must be a sale id (its uuid)' });
+    const otherSale = await call<{ data: DisputeBody[] }>(
+      'GET',
+      `${server.url}/api/disputes?saleId=${a.saleId}`,
+      { headers: (await createMerchant(server)).keys },
+    );
+    expect(otherSale.body.data).toEqual([]);
+
     const one = await call<DisputeBody>('GET', `${server.url}/api/disputes/${a.id}`, { headers: m.keys });
     expect(one.body).toEqual(a);
   });

@@ -1,13 +1,14 @@
 /**
  * "Contestações" in the panel, in Debian's chromium: the list with each dispute's deadline countdown, a
- * dispute's detail, an answer with a file and a text, and accepting another.
+ * dispute's detail, an answer with a file and a text, and accepting another; a sale's page and its disputes.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disputeMerchant, openDispute, paidSale } from '../disputes/fixtures.js';
+import { decide, disputeMerchant, openDispute, paidSale } from '../disputes/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
 import type { TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -81,5 +82,27 @@ describe('Contestações', () => {
       [answered.id],
     );
     expect(row).toEqual({ status: 'under_review', n: 1 });
+  });
+
+  it('a sale\'s page lists its disputes, and says what of "Estornado" a lost one gave back', async () => {
+    const sale = await paidSale(server, m, 10000);
+    const refund = await call('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+      headers: m.keys,
+      body: { amountCents: 2000 },
+    });
+    expect(refund.status, refund.text).toBeLessThan(300);
+    const dispute = await openDispute(server, m, sale.uuid, { kind: 'med', amountCents: 5000 });
+    expect(dispute.status, dispute.text).toBe(201);
+    expect((await decide(server, m, dispute.body.id, 'lost')).status).toBe(200);
+
+    await page.goto(`${server.url}/#/vendas/${sale.uuid}`);
+    await page.getByRole('heading', { level: 1, name: /Venda \d+/ }).waitFor();
+    await page.getByText('R$ 70,00 (R$ 50,00 por contestação perdida)').waitFor();
+    const disputes = page.getByRole('table', { name: 'Contestações desta venda' });
+    await disputes.getByRole('cell', { name: 'Perdida' }).waitFor();
+    expect(await disputes.getByRole('cell', { name: 'R$ 50,00' }).count()).toBe(1);
+    await page.getByRole('table', { name: 'Estornos desta venda' }).getByText('R$ 20,00').first().waitFor();
+    await shot(page, 'disputes-05-sale-page');
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
-import { api, can, type Refunds, type Sale } from '../api';
+import { api, can, type Dispute, type Refunds, type Sale } from '../api';
 import { FormError } from '../ui/api-error';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
-import { label, METHODS, SALE_STATUS } from '../ui/labels';
+import { DISPUTE_KIND, DISPUTE_STATUS, label, METHODS, SALE_STATUS } from '../ui/labels';
 import { brandName } from './CardInputs';
 
 /** `#/vendas/<id>`: one sale on its own page (an address to share), with what may be done with it. */
@@ -18,6 +18,7 @@ export function SaleDetail({ id }: { id: string }) {
   const [error, setError] = useState<unknown>(null);
   const [sandbox, setSandbox] = useState(false);
   const [refunds, setRefunds] = useState<Refunds>([]);
+  const [disputes, setDisputes] = useState<Dispute[]>([]);
   const names = useRecipientNames(sale);
   const load = () => api.sale(id).then(setSale, setError);
   // its refunds, read again whenever what was refunded changes (a refund made here, or one that ended)
@@ -27,6 +28,15 @@ export function SaleDetail({ id }: { id: string }) {
     if (uuid === undefined) return;
     api.refunds(uuid).then(setRefunds, () => setRefunds([]));
   }, [uuid, refunded]);
+  // its chargebacks and MEDs: what a lost one took shows in "Estornado" beside the refunds
+  const status = sale?.status;
+  useEffect(() => {
+    if (uuid === undefined) return;
+    api.disputes({ saleId: uuid, limit: '100' }).then(
+      (p) => setDisputes(p.data),
+      () => setDisputes([]),
+    );
+  }, [uuid, status, refunded]);
   useEffect(() => {
     void load();
     api.sandbox().then(
@@ -81,7 +91,10 @@ export function SaleDetail({ id }: { id: string }) {
               {sale.refundedAmount > 0 && (
                 <>
                   <dt>Estornado</dt>
-                  <dd>{money(sale.refundedAmount)}</dd>
+                  <dd>
+                    {money(sale.refundedAmount)}
+                    <LostInDisputes sale={sale} refunds={refunds} disputes={disputes} />
+                  </dd>
                 </>
               )}
               {sale.reserveAmount > 0 && (
@@ -170,6 +183,7 @@ export function SaleDetail({ id }: { id: string }) {
           </Card>
           {sale.split && sale.split.length > 0 && <SplitList split={sale.split} names={names} />}
           {refunds.length > 0 && <RefundList refunds={refunds} names={names} />}
+          {disputes.length > 0 && <DisputeList disputes={disputes} />}
         </>
       )}
     </>
@@ -266,6 +280,45 @@ function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, s
       </Table>
     </Card>
   );
+}
+
+/**
+ * The sale's chargebacks and MEDs: a lost one's amount went back to the payer and counts in "Estornado", though
+ * it is no refund of the merchant's; one still open holds its amount.
+ */
+function DisputeList({ disputes }: { disputes: Dispute[] }) {
+  return (
+    <Card title="Contestações">
+      <Table
+        label="Contestações desta venda"
+        head={['Aberta em', 'Tipo', 'Valor', 'Situação', 'Encerrada em']}
+      >
+        {disputes.map((d) => (
+          <tr key={d.id}>
+            <td>{date(d.createdAt)}</td>
+            <td class="text">{label(DISPUTE_KIND, d.kind)}</td>
+            <td class="money">{money(d.amountCents)}</td>
+            <td class="text">{label(DISPUTE_STATUS, d.status)}</td>
+            <td>{d.closedAt ? date(d.closedAt) : '—'}</td>
+          </tr>
+        ))}
+      </Table>
+      <p class="muted">
+        <a href="#/contestacoes">Responder ou ver as provas em Contestações</a>
+      </p>
+    </Card>
+  );
+}
+
+/** The part of "Estornado" no refund made: what lost (or accepted) disputes gave back to the payer. */
+function LostInDisputes(props: { sale: Sale; refunds: Refunds; disputes: Dispute[] }) {
+  const byRefunds = props.refunds
+    .filter((r) => r.status === 'succeeded')
+    .reduce((sum, r) => sum + r.amountCents, 0);
+  const lost = props.disputes.some((d) => d.status === 'lost' || d.status === 'accepted');
+  const byDisputes = props.sale.refundedAmount - byRefunds;
+  if (!lost || byDisputes <= 0) return null;
+  return <> ({money(byDisputes)} por contestação perdida)</>;
 }
 
 /** What of a sale the payer may still get back. */
