@@ -42,6 +42,16 @@ afterAll(() => server?.close());
 const patch = (id: string, body: unknown, headers = platform.keys) =>
   call<Record<string, unknown>>('PATCH', `${server.url}/api/recipients/${id}`, { headers, body });
 
+/** A card token of the platform's (a sandbox card the acquirer approves). */
+async function cardToken(): Promise<string> {
+  const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
+    headers: { 'x-api-public-key': platform.publicKey },
+    body: cardBody(cardEnding('0')),
+  });
+  expect(tok.status, tok.text).toBe(201);
+  return tok.body.token;
+}
+
 async function paidPixSplit(recipientId: string, cents: number) {
   const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
     headers: platform.keys,
@@ -251,18 +261,14 @@ describe('PATCH /api/recipients/{id}', () => {
 describe("a recipient's receivables, withdrawals and statement", () => {
   it('lists its card installments still to come, adding up to its receivable balance', async () => {
     const r = await createRecipient(server, platform);
-    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
-      headers: { 'x-api-public-key': platform.publicKey },
-      body: cardBody(cardEnding('0')),
-    });
-    expect(tok.status, tok.text).toBe(201);
+    const token = await cardToken();
     const sale = await call<{ uuid: string; status: string }>('POST', `${server.url}/api/transactions`, {
       headers: platform.keys,
       body: saleInput({
         amount: 30001,
         paymentMethod: 'CREDIT_CARD',
         installments: 3,
-        card: { token: tok.body.token },
+        card: { token },
         split: [{ recipientId: r.id, percent: 50 }],
       }),
     });
@@ -300,17 +306,14 @@ describe("a recipient's receivables, withdrawals and statement", () => {
     // a liable recipient's share refunded in part: its installments reduced, the last ones first, one taken
     // whole left out; the total is still its receivable balance
     const liable = await createRecipient(server, platform, { name: 'Bia' });
-    const tok2 = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
-      headers: { 'x-api-public-key': platform.publicKey },
-      body: cardBody(cardEnding('0')),
-    });
+    const token2 = await cardToken();
     const card = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
       headers: platform.keys,
       body: saleInput({
         amount: 30001,
         paymentMethod: 'CREDIT_CARD',
         installments: 3,
-        card: { token: tok2.body.token },
+        card: { token: token2 },
         split: [{ recipientId: liable.id, percent: 50, liable: true }],
       }),
     });
@@ -344,18 +347,14 @@ describe("a recipient's receivables, withdrawals and statement", () => {
 
   it("a card sale split whole to a recipient puts no installments of nothing in the platform's schedule", async () => {
     const r = await createRecipient(server, platform, { name: 'Toda' });
-    const tok = await call<{ token: string }>('POST', `${server.url}/api/cards/tokens`, {
-      headers: { 'x-api-public-key': platform.publicKey },
-      body: cardBody(cardEnding('0')),
-    });
-    expect(tok.status, tok.text).toBe(201);
+    const token = await cardToken();
     const sale = await call<{ uuid: string; status: string }>('POST', `${server.url}/api/transactions`, {
       headers: platform.keys,
       body: saleInput({
         amount: 20000,
         paymentMethod: 'CREDIT_CARD',
         installments: 2,
-        card: { token: tok.body.token },
+        card: { token },
         split: [{ recipientId: r.id, percent: 100, chargeFees: true }],
       }),
     });
