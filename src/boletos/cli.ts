@@ -51,7 +51,7 @@ export const boletoCommands: Command[] = [
     path: ['boletos', 'remessa'],
     usage: 'gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json]',
     summary:
-      'Writes the CNAB 240 registration file (segments P and Q, and R for a fine) of the boletos issued that São Paulo day.',
+      'Writes the CNAB 240 registration file (segments P and Q, and R for a fine) of the boletos issued that São Paulo day and still awaiting payment (one cancelled or paid already is left out).',
     example: 'gateway boletos remessa --date 2026-11-25 --out REMESSA_20261125.rem',
     optionHelp: {
       date: 'the day (São Paulo) whose boletos are registered',
@@ -63,15 +63,18 @@ export const boletoCommands: Command[] = [
       if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(day)))
         throw new UsageError('--date must be a date YYYY-MM-DD');
       const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
-      const [{ boletosIssuedOn }, { beneficiaryKey }, { remessa }] = await Promise.all([
-        import('./data.js'),
+      const [{ boletosToRegister }, { beneficiaryKey }, { remessa }] = await Promise.all([
+        import('./registration.js'),
         import('./issue.js'),
         import('./remessa.js'),
       ]);
-      const boletos = await boletosIssuedOn(db, beneficiaryKey(config.boleto), day);
+      const { register, leftOut } = await boletosToRegister(db, beneficiaryKey(config.boleto), day);
       const sequence = Number(day.replace(/-/g, '').slice(2)); // one file a day: the date is its number
-      writeFileSync(out, remessa(config.boleto, day, sequence, boletos), 'latin1');
-      return { result: { file: out, boletos: boletos.length }, text: `${out}: ${boletos.length} boletos` };
+      writeFileSync(out, remessa(config.boleto, day, sequence, register), 'latin1');
+      return {
+        result: { file: out, boletos: register.length, leftOut },
+        text: `${out}: ${register.length} boletos${leftOut > 0 ? ` (${leftOut} left out: cancelled or paid already)` : ''}`,
+      };
     },
   },
 ];

@@ -354,6 +354,12 @@ describe('gateway boletos remessa', () => {
   it("writes the day's boletos as segments P and Q of 240 characters, and R for a fine", async () => {
     const sale = await issue({ discount: { amountCents: 300, untilDate: spDay(1) } });
     const plain = await issue({ finePercent: undefined, monthlyInterestPercent: undefined });
+    // cancelled by its merchant before the file is written: the bank is never asked to collect it
+    const cancelled = await issue();
+    const cancel = await call('POST', `${server.url}/api/transactions/${cancelled.uuid}/cancel`, {
+      headers: merchant.keys,
+    });
+    expect(cancel.status, cancel.text).toBe(200);
     const out = path.join(dir, 'remessa.rem');
     const res = await runGateway(['boletos', 'remessa', '--date', spDay(0), '--out', out, '--json'], env());
     expect(res.code, res.stderr).toBe(0);
@@ -361,6 +367,8 @@ describe('gateway boletos remessa', () => {
     expect(records.every((r) => r.length === 240)).toBe(true);
     const ps = records.filter((r) => cut(r, 8, 8) === '3' && cut(r, 14, 14) === 'P');
     expect(JSON.parse(res.stdout).boletos).toBe(ps.length);
+    expect(JSON.parse(res.stdout).leftOut).toBeGreaterThanOrEqual(1);
+    expect(ps.some((r) => cut(r, 38, 57).endsWith(cancelled.boleto.nossoNumero))).toBe(false);
     const p = records.find(
       (r) => cut(r, 14, 14) === 'P' && cut(r, 38, 57).endsWith(sale.boleto.nossoNumero),
     )!;
