@@ -236,6 +236,9 @@ export async function renderBoletoPdf(
   const pdf = await PDFDocument.create();
   pdf.setTitle(`Boleto ${b.nosso_numero}`);
   pdf.setCreator('Gateway');
+  // dated when it was issued, not when drawn: a boleto's PDF is the same bytes however often it is drawn again
+  pdf.setCreationDate(b.created_at);
+  pdf.setModificationDate(b.created_at);
   const page = pdf.addPage([A4.width, A4.height]);
   const rects = new Rects();
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
@@ -289,9 +292,15 @@ export async function renderBoletoPdf(
   field('Pagador', `${payerName}${payerDocument}`, MARGIN, 9);
   y -= 24;
   const a = b.payer.address;
-  const cep = ` - CEP ${a.zipCode.slice(0, 5)}-${a.zipCode.slice(5)}`;
-  const street = drawable(`${a.street}, ${a.number} - ${a.district} - ${a.city}/${a.state}`);
-  text(page, `${fitted(street, regular, 9, full - drawnWidth(cep, regular, 9))}${cep}`, MARGIN, 9);
+  // the street and district give way first: the city, its state and the CEP are what a payment is checked by
+  const place = fitted(
+    drawable(` - ${a.city}/${a.state} - CEP ${a.zipCode.slice(0, 5)}-${a.zipCode.slice(5)}`),
+    regular,
+    9,
+    full / 2,
+  );
+  const street = drawable(`${a.street}, ${a.number} - ${a.district}`);
+  text(page, `${fitted(street, regular, 9, full - drawnWidth(place, regular, 9))}${place}`, MARGIN, 9);
   if (b.shop_name) {
     y -= 20;
     field(

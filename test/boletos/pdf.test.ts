@@ -151,7 +151,8 @@ describe('the boleto PDF', () => {
     expect(rightmost).toBeLessThanOrEqual(595.28 - (15 * 72) / 25.4 + 0.01);
     const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
     expect(text).toMatch(/Cooperativa de Produtores Rurais Associados .*… - 11\.222\.333\/0001-81/);
-    expect(text).toMatch(/Rodovia Estadual .*… - CEP 15000-000/);
+    // the street gives way: the city, its state and the CEP stay whole
+    expect(text).toMatch(/Rodovia Estadual .*… - São José do Rio Preto\/SP - CEP 15000-000/);
     expect(text).toMatch(/Referente a: Pedido de mudas e sementes .*…/);
   });
 
@@ -209,6 +210,16 @@ describe('the boleto PDF', () => {
     const plainText = execFileSync('pdftotext', ['-', '-'], { input: plain, encoding: 'utf8' });
     expect(plainText).toContain('Linha digitável');
     expect(plainText).not.toContain('MODO DE TESTE');
+    // drawn again later (a restart empties the cache): the same bytes, dated when the boleto was issued
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = Buffer.from(await renderBoletoPdf(row!, server.runtime.platform.config.boleto, false));
+    expect(again.equals(plain)).toBe(true);
+    const info = execFileSync('pdfinfo', ['-isodates', '-'], {
+      input: plain,
+      encoding: 'utf8',
+      env: { ...process.env, TZ: 'UTC' },
+    });
+    expect(info).toMatch(new RegExp(`CreationDate:\\s+${row!.created_at.toISOString().slice(0, 10)}`));
   });
 
   it('says it must not be paid once its sale is cancelled, through both doors', async () => {
