@@ -705,7 +705,9 @@ class _ChargeCreateBoletoRequired(TypedDict):
 
 
 class ChargeCreateBoleto(_ChargeCreateBoletoRequired, total=False):
-    """Required for BOLETO: the boleto híbrido (barcode and Pix with due date)"""
+    """
+    Required for BOLETO (and taken by no other method): the boleto híbrido (barcode and Pix with due date)
+    """
     daysAfterDue: int
     discount: ChargeCreateBoletoDiscount
     finePercent: str
@@ -724,13 +726,17 @@ class ChargeCreateCard2(TypedDict):
 
 class ChargeCreateCustomerAddress(TypedDict):
     """The payer's address: required for BOLETO"""
+    # 1 to 100 characters
     city: str
+    # 1 to 100 characters
     district: str
+    # 1 to 20 characters
     number: str
-    # UF
+    # UF (SP, RJ, …)
     state: str
+    # 1 to 200 characters
     street: str
-    # 8 digits (a dash allowed)
+    # CEP: 8 digits, or 5 and 3 with a dash (01001000, 01001-000)
     zipCode: str
 
 
@@ -781,13 +787,14 @@ class _ChargeCreateRequired(TypedDict):
 
 
 class ChargeCreate(_ChargeCreateRequired, total=False):
-    # Required for BOLETO: the boleto híbrido (barcode and Pix with due date)
+    # Required for BOLETO (and taken by no other method): the boleto híbrido (barcode and Pix with due date)
     boleto: ChargeCreateBoleto
     # Card sales: false authorizes only (EM_PROCESSAMENTO until POST /api/transactions/{id}/capture, within 7
     # days); true when absent
     capture: bool
     # Required for CREDIT_CARD and DEBIT_CARD: a one-time token, or a saved card
     card: Union[ChargeCreateCard, ChargeCreateCard2]
+    # PIX only: seconds the charge can be paid for (a boleto is due on its boleto.dueDate)
     expiresIn: int
     # CREDIT_CARD only; 1 when absent
     installments: int

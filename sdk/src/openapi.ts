@@ -23111,7 +23111,7 @@ export interface paths {
                      */
                     "application/json": {
                         amount: number;
-                        /** @description Required for BOLETO: the boleto híbrido (barcode and Pix with due date) */
+                        /** @description Required for BOLETO (and taken by no other method): the boleto híbrido (barcode and Pix with due date) */
                         boleto?: {
                             daysAfterDue?: number;
                             discount?: {
@@ -23142,13 +23142,17 @@ export interface paths {
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
+                                /** @description 1 to 100 characters */
                                 city: string;
+                                /** @description 1 to 100 characters */
                                 district: string;
+                                /** @description 1 to 20 characters */
                                 number: string;
-                                /** @description UF */
+                                /** @description UF (SP, RJ, …) */
                                 state: string;
+                                /** @description 1 to 200 characters */
                                 street: string;
-                                /** @description 8 digits (a dash allowed) */
+                                /** @description CEP: 8 digits, or 5 and 3 with a dash (01001000, 01001-000) */
                                 zipCode: string;
                             };
                             document: string;
@@ -23156,6 +23160,7 @@ export interface paths {
                             name: string;
                             phone: string;
                         };
+                        /** @description PIX only: seconds the charge can be paid for (a boleto is due on its boleto.dueDate) */
                         expiresIn?: number;
                         /** @description CREDIT_CARD only; 1 when absent */
                         installments?: number;
@@ -28881,7 +28886,7 @@ export interface paths {
                      */
                     "application/json": {
                         amount: number;
-                        /** @description Required for BOLETO: the boleto híbrido (barcode and Pix with due date) */
+                        /** @description Required for BOLETO (and taken by no other method): the boleto híbrido (barcode and Pix with due date) */
                         boleto?: {
                             daysAfterDue?: number;
                             discount?: {
@@ -28912,13 +28917,17 @@ export interface paths {
                         customer: {
                             /** @description The payer's address: required for BOLETO */
                             address?: {
+                                /** @description 1 to 100 characters */
                                 city: string;
+                                /** @description 1 to 100 characters */
                                 district: string;
+                                /** @description 1 to 20 characters */
                                 number: string;
-                                /** @description UF */
+                                /** @description UF (SP, RJ, …) */
                                 state: string;
+                                /** @description 1 to 200 characters */
                                 street: string;
-                                /** @description 8 digits (a dash allowed) */
+                                /** @description CEP: 8 digits, or 5 and 3 with a dash (01001000, 01001-000) */
                                 zipCode: string;
                             };
                             document: string;
@@ -28926,6 +28935,7 @@ export interface paths {
                             name: string;
                             phone: string;
                         };
+                        /** @description PIX only: seconds the charge can be paid for (a boleto is due on its boleto.dueDate) */
                         expiresIn?: number;
                         /** @description CREDIT_CARD only; 1 when absent */
                         installments?: number;

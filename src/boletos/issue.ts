@@ -76,8 +76,13 @@ export function boletoAddress(a: BoletoAddressIn | undefined, field = 'customer.
   };
   const state = text(a.state, 'state', 2).toUpperCase();
   if (!UFS.has(state)) throw new BoletoInputError(`${field}.state must be a UF (SP, RJ, …)`);
-  const zipCode = String(a.zipCode ?? '').replace(/\D/g, '');
-  if (zipCode.length !== 8) throw new BoletoInputError(`${field}.zipCode must have 8 digits`);
+  const cep = typeof a.zipCode === 'string' ? a.zipCode.trim() : '';
+  if (!/^\d{5}-?\d{3}$/.test(cep)) {
+    throw new BoletoInputError(
+      `${field}.zipCode must be a CEP: 8 digits, or 5 and 3 with a dash (01001-000)`,
+    );
+  }
+  const zipCode = cep.replace('-', '');
   return {
     street: text(a.street, 'street', 200),
     number: text(a.number, 'number', 20),

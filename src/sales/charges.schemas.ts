@@ -37,12 +37,16 @@ export const ChargeBody = Type.Object(
       address: Type.Optional(
         Type.Object(
           {
-            street: Type.String({ minLength: 1, maxLength: 200 }),
-            number: Type.String({ minLength: 1, maxLength: 20 }),
-            district: Type.String({ minLength: 1, maxLength: 100 }),
-            city: Type.String({ minLength: 1, maxLength: 100 }),
-            state: Type.String({ minLength: 2, maxLength: 2, description: 'UF' }),
-            zipCode: Type.String({ minLength: 8, maxLength: 9, description: '8 digits (a dash allowed)' }),
+            // lengths and forms are checked by the boleto's issue, in its own words (one message per field)
+            street: Type.String({ maxLength: 1000, description: '1 to 200 characters' }),
+            number: Type.String({ maxLength: 1000, description: '1 to 20 characters' }),
+            district: Type.String({ maxLength: 1000, description: '1 to 100 characters' }),
+            city: Type.String({ maxLength: 1000, description: '1 to 100 characters' }),
+            state: Type.String({ maxLength: 1000, description: 'UF (SP, RJ, …)' }),
+            zipCode: Type.String({
+              maxLength: 1000,
+              description: 'CEP: 8 digits, or 5 and 3 with a dash (01001000, 01001-000)',
+            }),
           },
           { description: "The payer's address: required for BOLETO" },
         ),
@@ -56,13 +60,20 @@ export const ChargeBody = Type.Object(
           finePercent: Type.Optional(Type.String({ maxLength: 6, examples: ['2.00'] })),
           monthlyInterestPercent: Type.Optional(Type.String({ maxLength: 6, examples: ['1.00'] })),
           discount: Type.Optional(
-            Type.Object({
-              amountCents: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-              untilDate: Type.String({ description: 'YYYY-MM-DD, at most the due date' }),
-            }),
+            Type.Object(
+              {
+                amountCents: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+                untilDate: Type.String({ description: 'YYYY-MM-DD, at most the due date' }),
+              },
+              { additionalProperties: false },
+            ),
           ),
         },
-        { description: 'Required for BOLETO: the boleto híbrido (barcode and Pix with due date)' },
+        {
+          additionalProperties: false,
+          description:
+            'Required for BOLETO (and taken by no other method): the boleto híbrido (barcode and Pix with due date)',
+        },
       ),
     ),
     card: Type.Optional(
@@ -104,7 +115,13 @@ export const ChargeBody = Type.Object(
     items: Type.Array(ItemIn, { minItems: 1, maxItems: 100 }),
     shipping: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
     postbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    expiresIn: Type.Optional(Type.Integer({ minimum: EXPIRES_IN.min, maximum: EXPIRES_IN.max })),
+    expiresIn: Type.Optional(
+      Type.Integer({
+        minimum: EXPIRES_IN.min,
+        maximum: EXPIRES_IN.max,
+        description: 'PIX only: seconds the charge can be paid for (a boleto is due on its boleto.dueDate)',
+      }),
+    ),
     split: Type.Optional(
       Type.Array(SplitRuleIn, {
         maxItems: 10,

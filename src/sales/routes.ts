@@ -75,6 +75,16 @@ export async function openCharge(
       if (input[field] !== undefined) throw validation(`${field} applies to card sales only`);
     }
   }
+  if (input.boleto !== undefined && input.paymentMethod !== 'BOLETO') {
+    throw validation('boleto applies to BOLETO sales only');
+  }
+  if (input.expiresIn !== undefined && input.paymentMethod !== 'PIX') {
+    throw validation(
+      input.paymentMethod === 'BOLETO'
+        ? 'expiresIn applies to PIX sales only: a boleto is due on its boleto.dueDate'
+        : 'expiresIn applies to PIX sales only',
+    );
+  }
   // card sales are decided by the cards module (the risk rules see the card)
   const risk =
     !isCard && deps.risk

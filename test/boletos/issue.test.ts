@@ -103,7 +103,32 @@ describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
     [
       'a zip code of 7 digits',
       boletoInput({ customer: { ...boletoInput().customer, address: { ...ADDRESS, zipCode: '0100100' } } }),
-      /zipCode/,
+      /^customer\.address\.zipCode must be a CEP: 8 digits/,
+    ],
+    [
+      'a zip code with its dash misplaced',
+      boletoInput({ customer: { ...boletoInput().customer, address: { ...ADDRESS, zipCode: '0100-1000' } } }),
+      /^customer\.address\.zipCode must be a CEP/,
+    ],
+    [
+      'an empty street (said as a too long one is)',
+      boletoInput({ customer: { ...boletoInput().customer, address: { ...ADDRESS, street: '' } } }),
+      /^customer\.address\.street must be 1 to 200 characters$/,
+    ],
+    [
+      'a field the boleto does not take',
+      boletoInput({}, { foo: 1 } as Record<string, unknown>),
+      /boleto.*foo|additional/,
+    ],
+    [
+      'boleto terms on a PIX sale',
+      { ...boletoInput(), paymentMethod: 'PIX' },
+      /^boleto applies to BOLETO sales only$/,
+    ],
+    [
+      'expiresIn, which a boleto has not (it is due on its dueDate)',
+      { ...boletoInput(), expiresIn: 3600 },
+      /^expiresIn applies to PIX sales only: a boleto is due on its boleto\.dueDate$/,
     ],
     ['a due date in the past', boletoInput({}, { dueDate: spDay(-1) }), /dueDate/],
     ['a due date beyond 365 days', boletoInput({}, { dueDate: spDay(366) }), /dueDate/],

@@ -661,7 +661,7 @@ describe('subscriptions by BOLETO', () => {
     // refused as a boleto would refuse it, when the subscription is made rather than at each period's boleto
     for (const [bad, why] of [
       [{ ...address, state: 'XX' }, 'address.state must be a UF'],
-      [{ ...address, zipCode: '01310-10' }, 'address.zipCode must have 8 digits'],
+      [{ ...address, zipCode: '01310-10' }, 'address.zipCode must be a CEP: 8 digits'],
     ] as const) {
       const refused = await subscribe({ customerId, planId, paymentMethod: 'BOLETO', address: bad });
       expect(refused.status).toBe(400);
