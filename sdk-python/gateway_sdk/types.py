@@ -628,7 +628,8 @@ class WithdrawalNotification(_WithdrawalNotificationRequired, total=False):
 
 
 class _CashoutCreateRequired(TypedDict):
-    # Reais, at most two decimals; 100.00 to 100000.00
+    # Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal
+    # ("150.00")
     amount: Union[float, str]
     # 8 to 77 characters, valid for its type
     pixKey: str
@@ -1729,7 +1730,8 @@ class RecipientBalance(TypedDict):
 
 
 class _RecipientCashoutCreateRequired(TypedDict):
-    # Reais, at most two decimals; 100.00 to 100000.00
+    # Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal
+    # ("150.00")
     amount: Union[float, str]
 
 

@@ -18471,7 +18471,7 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        /** @description Reais, at most two decimals; 100.00 to 100000.00 */
+                        /** @description Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal ("150.00") */
                         amount: number | string;
                         /** @description 8 to 77 characters, valid for its type */
                         pixKey: string;
@@ -22117,7 +22117,7 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        /** @description Reais, at most two decimals; 100.00 to 100000.00 */
+                        /** @description Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal ("150.00") */
                         amount: number | string;
                         /** @description 8 to 77 characters, valid for its type; default the recipient's own key */
                         pixKey?: string;
@@ -33184,7 +33184,7 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        /** @description Reais, at most two decimals; 100.00 to 100000.00 */
+                        /** @description Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal ("150.00") */
                         amount: number | string;
                         /** @description The panel password, confirming the withdrawal */
                         password?: string;

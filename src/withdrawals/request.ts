@@ -34,6 +34,34 @@ export function parseWithdrawalRequest(body: CashoutBody, rawBody: string | unde
 }
 
 /**
+ * A recipient's cashout: as `parseWithdrawalRequest`, the PIX key the recipient's own when none is given. A
+ * `pixKeyType` alone names no key: one other than the recipient's own key's type is refused rather than dropped.
+ */
+export function parseRecipientWithdrawalRequest(
+  body: { amount: unknown; pixKey?: string; pixKeyType?: string },
+  recipient: { pixKey: string; pixKeyType: string },
+  rawBody: string | undefined,
+): WithdrawalRequest {
+  if (body.pixKey !== undefined) {
+    return parseWithdrawalRequest(
+      { amount: body.amount, pixKey: body.pixKey, pixKeyType: body.pixKeyType },
+      rawBody,
+    );
+  }
+  // the amount is judged first, as on every cashout
+  const req = parseWithdrawalRequest(
+    { amount: body.amount, pixKey: recipient.pixKey, pixKeyType: recipient.pixKeyType },
+    rawBody,
+  );
+  if (body.pixKeyType !== undefined && body.pixKeyType !== recipient.pixKeyType) {
+    throw validation(
+      `pixKeyType ${JSON.stringify(body.pixKeyType.slice(0, 20))} needs a pixKey: without one the recipient's own key is paid, of type ${recipient.pixKeyType}`,
+    );
+  }
+  return req;
+}
+
+/**
  * What makes two requests "the same body" for Idempotency-Key: the normalized request, and for a recipient's
  * cashout the recipient it pays out (the account's keys serve both routes).
  */

@@ -16,7 +16,7 @@ import { parsePublicId } from '../platform/ids/public-ids.js';
 import type { WithdrawalCreator } from './creation/creator.js';
 import type { RecipientRef } from './creation/types.js';
 import { ownedWithdrawal } from './lookup.js';
-import { parseWithdrawalRequest } from './request.js';
+import { parseRecipientWithdrawalRequest, parseWithdrawalRequest } from './request.js';
 import {
   CashoutBody,
   CREATION_ERRORS,
@@ -111,13 +111,7 @@ export async function cashoutRoutes(app: Http, deps: CashoutRouteDeps): Promise<
       const merchant = merchantOf(request);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const recipient = await deps.recipientOf(merchant.accountId, request.params.id);
-      const body = request.body;
-      const req = parseWithdrawalRequest(
-        body.pixKey === undefined
-          ? { amount: body.amount, pixKey: recipient.pixKey, pixKeyType: recipient.pixKeyType }
-          : { amount: body.amount, pixKey: body.pixKey, pixKeyType: body.pixKeyType },
-        request.rawBody?.toString('utf8'),
-      );
+      const req = parseRecipientWithdrawalRequest(request.body, recipient, request.rawBody?.toString('utf8'));
       const { withdrawal, replayed } = await deps.creator.createForRecipient(
         merchant.accountId,
         { id: recipient.id, uuid: recipient.uuid },

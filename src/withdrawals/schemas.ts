@@ -88,7 +88,8 @@ export const WithdrawalPage = ListPage(WithdrawalLookup);
 export const CashoutBody = Type.Object(
   {
     amount: Type.Union([Type.Number(), Type.String({ maxLength: 64 })], {
-      description: 'Reais, at most two decimals; 100.00 to 100000.00',
+      description:
+        'Reais, at most two decimals; 100.00 to 100000.00: a JSON number, or a string holding a plain decimal ("150.00")',
     }),
     pixKey: Type.String({ maxLength: 1000, description: '8 to 77 characters, valid for its type' }),
     pixKeyType: Type.Optional(Type.String({ description: `${PIX_KEY_TYPES.join(', ')}; default CPF` })),

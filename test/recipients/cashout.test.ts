@@ -145,6 +145,19 @@ describe("a recipient's cashout", () => {
     expect(bad.body.error).toBe('VALIDATION_ERROR');
     const badKey = await cashout(r.id, { amount: 100, pixKey: '123', pixKeyType: 'CPF' });
     expect(badKey.status).toBe(400);
+    // a type alone names no key: one other than the recipient's own key's is refused, not dropped
+    const typeAlone = await cashout(r.id, { amount: 100, pixKeyType: 'RANDOM' });
+    expect(typeAlone.status).toBe(400);
+    expect(typeAlone.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      message: `pixKeyType "RANDOM" needs a pixKey: without one the recipient's own key is paid, of type ${r.pixKeyType}`,
+    });
+    // an amount that is no number, in words: which types it may be
+    const nothing = await cashout(r.id, { amount: null });
+    expect(nothing.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      message: 'Invalid body/amount: must be a finite number or a string',
+    });
 
     const foreign = await call<{ message: string; error: string }>(
       'POST',

@@ -187,7 +187,8 @@ type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
 /**
  * A union of literals fails with one "must be equal to constant" per branch: say which values are allowed
- * instead (`must be one of "full", "read"`); a field the route does not take is named.
+ * instead (`must be one of "full", "read"`); a union of types, which each it may be; a field the route does
+ * not take is named.
  */
 function plainReason(issues: ValidationIssue[]): string | undefined {
   const first = issues[0];
@@ -197,6 +198,28 @@ function plainReason(issues: ValidationIssue[]): string | undefined {
     return field === undefined
       ? undefined
       : `must NOT have additional properties: ${JSON.stringify(field.slice(0, 64))} is not a field it takes`;
+  }
+  if (first?.keyword === 'type') {
+    // a union of types fails once per branch ("must be number", then "must be string"): name them all
+    const types = [
+      ...new Set(
+        issues
+          .filter((i) => i.keyword === 'type' && i.instancePath === first.instancePath)
+          .flatMap((i) => [(i.params as { type?: string | string[] }).type ?? []].flat()),
+      ),
+    ];
+    if (types.length < 2) return undefined;
+    // JSON numbers past a double's range (1e400) are read as Infinity, which no number type admits
+    const word = (t: string) =>
+      t === 'integer'
+        ? 'a whole number'
+        : t === 'number'
+          ? 'a finite number'
+          : /^[aeiou]/.test(t)
+            ? `an ${t}`
+            : `a ${t}`;
+    const words = types.map(word);
+    return `must be ${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
   }
   if (first?.keyword === 'enum') {
     const values = (first.params as { allowedValues?: unknown[] }).allowedValues;
