@@ -438,6 +438,7 @@ class _SaleNotificationRequired(TypedDict):
     fee: int
     id: int
     metadata: dict[str, str]
+    paidAmount: Optional[str]
     paymentMethod: str
     pixKey: Optional[str]
     # Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale

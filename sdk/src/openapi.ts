@@ -36925,6 +36925,7 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            paidAmount: string | null;
             /**
              * Format: uuid
              * @description Sales paid through a payment link: the link

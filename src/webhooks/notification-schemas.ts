@@ -105,6 +105,13 @@ export const SaleNotification = Type.Object(
         'Cents returned to the payer so far, as a string. A partial refund notifies sale.refunded with the sale still PAGO',
       examples: ['0'],
     }),
+    paidAmount: Nullable(
+      Type.String({
+        description:
+          'Cents the payer paid, as a string (null until paid): a boleto paid late with fine and interest, or early less its discount, differs from amount, and fee is computed on it',
+        examples: ['10000'],
+      }),
+    ),
     cardBrand: Type.Optional(Nullable(Type.String({ description: 'Card sales only', examples: ['visa'] }))),
     cardLastFour: Type.Optional(
       Nullable(Type.String({ description: 'Card sales only', examples: ['1111'] })),

@@ -15,7 +15,7 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { type SaleBody, saleInput } from './fixtures.js';
+import { eventsOf, type SaleBody, saleInput } from './fixtures.js';
 
 type Paid = SaleBody & { paidAmount: number | null };
 
@@ -91,6 +91,9 @@ describe('paidAmount on every path to PAGO', () => {
     ]);
     expect(report).toMatchObject({ credited: 1 });
     expect(await lookup(sandbox, merchant, res.body.id)).toMatchObject({ status: 'PAGO', paidAmount: 10200 });
+    // its sale.paid says so too, beside the amount and the fee computed on what was paid
+    const paidFact = (await eventsOf(sandbox, 'sale', res.body.id)).find((e) => e.event_type === 'sale.paid');
+    expect(JSON.parse(paidFact!.webhook_body)).toMatchObject({ amount: '10000', paidAmount: '10200' });
   });
 
   it('a PIX charge paid: the sandbox processor’s report, and the PSP’s Pix read back', async () => {

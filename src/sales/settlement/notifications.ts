@@ -82,6 +82,7 @@ export function saleWebhookBody(s: SaleRow) {
     type: 'TRANSACTION',
     metadata: s.metadata ?? {},
     refundedAmount: String(s.refunded_amount),
+    paidAmount: s.paid_amount === null ? null : String(s.paid_amount),
     ...card(s),
     ...refusalAndRisk(s),
     ...recurrence(s),

@@ -58,6 +58,8 @@ const webhookForm = (s: SaleBody, status: string) =>
     type: 'TRANSACTION',
     metadata: {},
     refundedAmount: '0',
+    // what the payer paid, once paid (the amount itself here: no fine, interest or discount)
+    paidAmount: status === 'PAGO' ? String(s.amount) : null,
     eventType: EVENT_OF[status],
   });
 const postbackForm = (s: SaleBody, status: string) =>
@@ -217,6 +219,7 @@ describe('sale notification facts (outbox rows)', () => {
         type: 'TRANSACTION',
         metadata: {},
         refundedAmount: '0',
+        paidAmount: String(s.amount),
         ...recurrence,
         eventType: 'sale.paid',
       }),
