@@ -130,4 +130,49 @@ describe('"Nova cobrança" issues a boleto', () => {
       .waitFor();
     await shot(page, 'boleto-03-paid-with-discount');
   });
+
+  it('with a fine, monthly interest, days payable after the due date and a discount, each refused beside its field', async () => {
+    await page.goto(`${server.url}/#/cobrancas/nova`);
+    await page.getByRole('heading', { level: 1, name: 'Nova cobrança' }).waitFor();
+    await page.getByLabel('Boleto (com Pix)').check();
+    await page.getByLabel('Valor (R$)').fill('200,00');
+    await page.getByLabel('Descrição').fill('Mensalidade');
+    await page.getByLabel('Vencimento').fill(spDay(10));
+    await page.getByLabel('Nome').fill('Maria Silva');
+    await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
+    await page.getByLabel('E-mail').fill('maria@example.com');
+    await page.getByLabel('Telefone').fill('+55 11 98765-4321');
+    await page.getByLabel('Rua').fill('Rua das Flores');
+    await page.getByLabel('Número').fill('100');
+    await page.getByLabel('Bairro').fill('Centro');
+    await page.getByLabel('Cidade').fill('São Paulo');
+    await page.getByLabel('CEP').fill('01001-000');
+    await page.getByLabel('Multa (%)').fill('2,5');
+    await page.getByLabel('Juros ao mês (%)').fill('1');
+    await page.getByLabel('Dias para pagar em atraso').fill('15');
+    // a discount of the whole amount: refused, and said beside the discount
+    await page.getByLabel('Desconto (R$)').fill('200,00');
+    await page.getByLabel('Desconto até').fill(spDay(5));
+    await page.getByRole('button', { name: 'Emitir boleto' }).click();
+    await page.getByText('Dados inválidos: confira o desconto (menor que o valor).').first().waitFor();
+    expect(await page.getByLabel('Desconto (R$)').getAttribute('aria-invalid')).toBe('true');
+    await shot(page, 'boleto-04-terms-refused');
+    await page.getByLabel('Desconto (R$)').fill('10,00');
+    await page.getByRole('button', { name: 'Emitir boleto' }).click();
+    await page.getByRole('heading', { level: 1, name: /Venda/ }).waitFor();
+    const uuid = new URL(page.url()).hash.replace('#/vendas/', '');
+    const [terms] = await server.runtime.platform.db.query(
+      `SELECT b.fine_bp, b.monthly_interest_bp, b.days_after_due, b.discount_cents,
+              to_char(b.discount_until, 'YYYY-MM-DD') AS discount_until
+         FROM boletos b JOIN sales s ON s.id = b.sale_id WHERE s.uuid = $1`,
+      [uuid],
+    );
+    expect(terms).toEqual({
+      fine_bp: 250,
+      monthly_interest_bp: 100,
+      days_after_due: 15,
+      discount_cents: 1000,
+      discount_until: spDay(5),
+    });
+  });
 });

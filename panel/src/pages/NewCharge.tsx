@@ -28,6 +28,12 @@ type Fields = {
   city: string;
   state: string;
   zipCode: string;
+  /** A boleto's terms, all optional: fine and monthly interest as percentages, days payable after the due date, a discount. */
+  finePercent: string;
+  interestPercent: string;
+  daysAfterDue: string;
+  discount: string;
+  discountUntil: string;
 };
 
 const METHOD_LABELS: Record<PaymentMethod, string> = {
@@ -51,7 +57,30 @@ const PATHS: Record<keyof Fields, string> = {
   city: 'customer.address.city',
   state: 'customer.address.state',
   zipCode: 'customer.address.zipCode',
+  finePercent: 'boleto.finePercent',
+  interestPercent: 'boleto.monthlyInterestPercent',
+  daysAfterDue: 'boleto.daysAfterDue',
+  discount: 'boleto.discount.amountCents',
+  discountUntil: 'boleto.discount.untilDate',
 };
+
+/** "2,5" or "2.50" → "2.50", as the API takes a percentage; what is no percentage is sent as typed, for the server to name. */
+function percentText(typed: string): string {
+  const t = typed.trim().replace(',', '.');
+  return /^\d{1,3}(\.\d{1,2})?$/.test(t) ? Number(t).toFixed(2) : t;
+}
+
+/** The boleto's terms as the API takes them: only those filled in. */
+function boletoTerms(f: Fields): Record<string, unknown> {
+  const terms: Record<string, unknown> = { dueDate: f.dueDate };
+  if (f.finePercent.trim() !== '') terms.finePercent = percentText(f.finePercent);
+  if (f.interestPercent.trim() !== '') terms.monthlyInterestPercent = percentText(f.interestPercent);
+  if (f.daysAfterDue.trim() !== '') terms.daysAfterDue = Number(f.daysAfterDue);
+  if (f.discount.trim() !== '') {
+    terms.discount = { amountCents: centsOf(f.discount) ?? -1, untilDate: f.discountUntil || f.dueDate };
+  }
+  return terms;
+}
 /** What a test charge offers: the sandbox plays Pix and boleto without a card acquirer. */
 const TEST_METHODS: PaymentMethod[] = ['BOLETO', 'PIX'];
 const SUBMIT_LABELS: Record<PaymentMethod, string> = {
@@ -82,6 +111,11 @@ export function NewCharge() {
     city: '',
     state: 'SP',
     zipCode: '',
+    finePercent: '',
+    interestPercent: '',
+    daysAfterDue: '',
+    discount: '',
+    discountUntil: '',
   });
   const [error, setError] = useState<unknown>(null);
   const [methods, setMethods] = useState<PaymentMethod[] | null>(null);
@@ -172,7 +206,7 @@ export function NewCharge() {
                 }),
               },
               items: [{ title: f.description, unitPrice: cents, quantity: 1, tangible: false }],
-              ...(boleto && { boleto: { dueDate: f.dueDate } }),
+              ...(boleto && { boleto: boletoTerms(f) as ChargeInput['boleto'] }),
             };
             setBusy(true);
             try {
@@ -272,6 +306,45 @@ export function NewCharge() {
                   </select>
                 </div>
                 {field('zipCode', 'CEP', { inputMode: 'numeric', placeholder: '01001-000', maxLength: 9 })}
+              </div>
+            </fieldset>
+          )}
+          {boleto && !testCharge && (
+            <fieldset>
+              <legend>Multa, juros e desconto (opcionais)</legend>
+              <p class="muted">
+                Depois do vencimento o boleto ainda pode ser pago pelos dias que você indicar, com a multa e
+                os juros; até a data do desconto, ele é pago com o desconto.
+              </p>
+              <div class="filters">
+                {field('finePercent', 'Multa (%)', {
+                  required: false,
+                  inputMode: 'decimal',
+                  placeholder: '2,00',
+                })}
+                {field('interestPercent', 'Juros ao mês (%)', {
+                  required: false,
+                  inputMode: 'decimal',
+                  placeholder: '1,00',
+                })}
+                {field('daysAfterDue', 'Dias para pagar em atraso (0 a 60)', {
+                  required: false,
+                  type: 'number',
+                  min: 0,
+                  max: 60,
+                  placeholder: '0',
+                })}
+                {field('discount', 'Desconto (R$)', {
+                  required: false,
+                  inputMode: 'decimal',
+                  placeholder: '10,00',
+                })}
+                {field('discountUntil', 'Desconto até', {
+                  required: false,
+                  type: 'date',
+                  min: spDay(0),
+                  max: f.dueDate,
+                })}
               </div>
             </fieldset>
           )}
