@@ -347,6 +347,21 @@ export const api = {
     request<Withdrawal>('POST', `/api/withdrawals/${encodeURIComponent(id)}/simulate-result`, { result }),
   recipients: (cursor?: string) =>
     request<RecipientPage>('GET', `/api/panel/recipients${query({ limit: '50', cursor })}`),
+  /** Every recipient of the account, page by page (100 a page, up to 5,000): what a split's form picks among. */
+  allRecipients: async () => {
+    const all: RecipientPage['data'] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 50; pages++) {
+      const page = await request<RecipientPage>(
+        'GET',
+        `/api/panel/recipients${query({ limit: '100', cursor })}`,
+      );
+      all.push(...page.data);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    return all;
+  },
   // a recipient's own routes: the integrator's by key, the panel's by its session (one handler, two doors)
   recipient: (id: string) => request<RecipientChanged>('GET', `/api/recipients/${encodeURIComponent(id)}`),
   recipientReceivables: (id: string) =>

@@ -150,6 +150,14 @@ describe('Links de pagamento', () => {
   it('a marketplace splits a link with its recipients without code, on a phone', async () => {
     const ana = await createRecipient(server, m, { name: 'Costureira Ana' });
     const bia = await createRecipient(server, m, { name: 'Bordadeira Bia', email: 'bia@example.com' });
+    // a marketplace of more recipients than a page of the list: Ana and Bia, the oldest, are on its third page
+    for (let batch = 0; batch < 4; batch++) {
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          createRecipient(server, m, { name: `Ateliê ${batch * 30 + i}` }),
+        ),
+      );
+    }
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Links de pagamento' }).waitFor();

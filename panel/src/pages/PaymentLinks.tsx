@@ -192,10 +192,15 @@ function LinkSplit({ split }: { split: SplitRuleInput[] }) {
   const [names, setNames] = useState<Map<string, string>>(new Map());
   useEffect(() => {
     if (!can('money.view')) return;
-    api.recipients().then(
-      (page) => setNames(new Map(page.data.map((r) => [r.id, r.name]))),
-      () => undefined,
-    );
+    // the split's own recipients, by id (at most 10), wherever they are in the list
+    void Promise.all(
+      split.map((r) =>
+        api.recipient(r.recipientId).then(
+          (found) => [r.recipientId, found.name] as const,
+          () => null,
+        ),
+      ),
+    ).then((found) => setNames(new Map(found.filter((f) => f !== null))));
   }, []);
   const share = (r: SplitRuleInput) =>
     `${names.get(r.recipientId) ?? 'recebedor'} ${r.amountCents !== undefined ? money(r.amountCents) : `${String(r.percent).replace('.', ',')}%`}${r.chargeFees ? ' (paga as taxas)' : ''}${r.liable ? ' (responde por estornos)' : ''}`;

@@ -59,8 +59,9 @@ export function SplitFields({
   const [recipients, setRecipients] = useState<Recipient[] | null>(null);
   useEffect(() => {
     if (!can('money.view')) return;
-    api.recipients().then(
-      (page) => setRecipients(page.data.filter((r) => r.active)),
+    // every page of them: a marketplace has more recipients than one page holds
+    api.allRecipients().then(
+      (all) => setRecipients(all.filter((r) => r.active)),
       () => setRecipients([]),
     );
   }, []);
