@@ -6179,6 +6179,7 @@ export interface paths {
                          *           "address": {},
                          *           "payoutHold": true,
                          *           "payoutHoldReason": "pedido-1001",
+                         *           "cardPaymentsPaused": true,
                          *           "createdAt": "2026-11-25T13:45:12.345Z"
                          *         }
                          *       ],
@@ -6190,6 +6191,8 @@ export interface paths {
                                 address: {
                                     [key: string]: string;
                                 } | null;
+                                /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                                cardPaymentsPaused: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 document: string | null;
@@ -6331,6 +6334,7 @@ export interface paths {
                          *         "address": {},
                          *         "payoutHold": true,
                          *         "payoutHoldReason": "pedido-1001",
+                         *         "cardPaymentsPaused": true,
                          *         "createdAt": "2026-11-25T13:45:12.345Z"
                          *       },
                          *       "balance": {
@@ -6429,6 +6433,8 @@ export interface paths {
                                 address: {
                                     [key: string]: string;
                                 } | null;
+                                /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                                cardPaymentsPaused: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 document: string | null;
@@ -6715,6 +6721,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -6722,6 +6729,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -6858,6 +6867,207 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/accounts/{id}/card-payments-resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED), once the merchant was talked to: the step after its risk review was rejected (approving the review resumes them too); 409 INVALID_STATUS when not paused (audited)
+         * @description Operators: risk (Risco) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "name": "Maria Silva",
+                         *       "email": "maria@example.com",
+                         *       "status": "pending_review",
+                         *       "statusReason": "pedido-1001",
+                         *       "statusChangedAt": "2026-11-25T13:45:12.345Z",
+                         *       "legalName": "pedido-1001",
+                         *       "document": "52998224725",
+                         *       "phone": "5511987654321",
+                         *       "address": {},
+                         *       "payoutHold": true,
+                         *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
+                         *       "createdAt": "2026-11-25T13:45:12.345Z"
+                         *     }
+                         */
+                        "application/json": {
+                            address: {
+                                [key: string]: string;
+                            } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string | null;
+                            email: string;
+                            id: number;
+                            legalName: string | null;
+                            name: string;
+                            payoutHold: boolean;
+                            payoutHoldReason: string | null;
+                            phone: string | null;
+                            status: "pending_review" | "active" | "suspended" | "closed";
+                            statusChangedAt: string | null;
+                            statusReason: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/accounts/{id}/close": {
         parameters: {
             query?: never;
@@ -6913,6 +7123,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -6920,6 +7131,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -7643,6 +7856,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -7650,6 +7864,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -7841,6 +8057,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -7848,6 +8065,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -8039,6 +8258,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -8046,6 +8266,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -8237,6 +8459,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -8244,6 +8467,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;
@@ -8435,6 +8660,7 @@ export interface paths {
                          *       "address": {},
                          *       "payoutHold": true,
                          *       "payoutHoldReason": "pedido-1001",
+                         *       "cardPaymentsPaused": true,
                          *       "createdAt": "2026-11-25T13:45:12.345Z"
                          *     }
                          */
@@ -8442,6 +8668,8 @@ export interface paths {
                             address: {
                                 [key: string]: string;
                             } | null;
+                            /** @description Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume */
+                            cardPaymentsPaused: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             document: string | null;

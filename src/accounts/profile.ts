@@ -15,6 +15,8 @@ export interface AccountProfileView {
   address: Record<string, string> | null;
   payoutHold: boolean;
   payoutHoldReason: string | null;
+  /** Card payments paused by the refusal ratio, until a risk operator resumes them. */
+  cardPaymentsPaused: boolean;
   createdAt: string;
 }
 
@@ -31,11 +33,12 @@ interface ProfileRow {
   address: Record<string, string> | null;
   payout_hold: boolean;
   payout_hold_reason: string | null;
+  card_payments_paused: boolean;
   created_at: Date;
 }
 
 const COLUMNS = `id, name, email, status, status_reason, status_changed_at, legal_name, document, phone, address,
-                 payout_hold, payout_hold_reason, created_at`;
+                 payout_hold, payout_hold_reason, card_payments_paused, created_at`;
 
 const view = (r: ProfileRow): AccountProfileView => ({
   id: Number(r.id),
@@ -50,6 +53,7 @@ const view = (r: ProfileRow): AccountProfileView => ({
   address: r.address,
   payoutHold: r.payout_hold,
   payoutHoldReason: r.payout_hold_reason,
+  cardPaymentsPaused: r.card_payments_paused === true,
   createdAt: r.created_at.toISOString(),
 });
 

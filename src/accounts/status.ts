@@ -33,8 +33,8 @@ export async function accountStanding(q: Queryable, accountId: number): Promise<
 
 export interface StatusChange {
   accountId: number;
-  before: { status: AccountStatus; payoutHold: boolean };
-  after: { status: AccountStatus; payoutHold: boolean };
+  before: { status: AccountStatus; payoutHold: boolean; cardPaymentsPaused?: boolean };
+  after: { status: AccountStatus; payoutHold: boolean; cardPaymentsPaused?: boolean };
   /** Change number for AuthCache.awaitPropagation once committed. */
   seq: number;
 }

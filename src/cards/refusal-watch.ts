@@ -39,7 +39,7 @@ export function refuseWhenPaused(paused: boolean): void {
   if (paused) {
     throw new AppError(
       'CARD_PAYMENTS_PAUSED',
-      'Card payments of this account are paused for review: too many were refused in the last hour',
+      'Card payments of this account are paused for review: too many were refused within an hour; the gateway’s risk team resumes them',
     );
   }
 }

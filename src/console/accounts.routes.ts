@@ -49,7 +49,10 @@ const errors = {
 };
 
 /** What each account action needs: the role, whether a reason must be given, what it says. */
-const ACTIONS: Record<AccountAction, { role: 'risk' | 'admin'; reason: boolean; summary: string }> = {
+const ACTIONS: Record<
+  AccountAction,
+  { role: 'risk' | 'admin'; reason: boolean; summary: string; mails?: boolean }
+> = {
   approve: {
     role: 'admin',
     reason: false,
@@ -81,6 +84,13 @@ const ACTIONS: Record<AccountAction, { role: 'risk' | 'admin'; reason: boolean; 
     role: 'risk',
     reason: false,
     summary: "End a payout hold: the account's held withdrawals go",
+  },
+  'card-payments-resume': {
+    role: 'risk',
+    reason: false,
+    mails: false,
+    summary:
+      'Resume card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED), once the merchant was talked to: the step after its risk review was rejected (approving the review resumes them too); 409 INVALID_STATUS when not paused',
   },
 };
 
@@ -218,7 +228,7 @@ export async function consoleAccountRoutes(app: Http, deps: ConsoleRouteDeps): P
         onRequest: deps.requireOperator,
         schema: {
           tags: ['console'],
-          summary: `${rule.summary} (audited; the owner is e-mailed)`,
+          summary: `${rule.summary} (audited${rule.mails === false ? '' : '; the owner is e-mailed'})`,
           params: AccountIdParam,
           body: rule.reason ? RequiredReasonBody : ReasonBody,
           response: { 200: AccountProfile, ...errors, 409: EnvelopeErrorBody },

@@ -1,6 +1,7 @@
 import {
   type AccountStatus,
   accountProfile,
+  accountStanding,
   changeStanding,
   requireFeePlan,
   resumeCardPayments,
@@ -50,7 +51,8 @@ export type AccountAction =
   | 'suspend'
   | 'reactivate'
   | 'payout-hold'
-  | 'payout-release';
+  | 'payout-release'
+  | 'card-payments-resume';
 
 /**
  * What operators do to accounts and held withdrawals: each change, its effects on the account's withdrawals,
@@ -144,6 +146,20 @@ export class ConsoleActions {
         if (changed.after.status !== 'suspended')
           await releaseAccount(tx, this.queue, accountId, actor.email);
         return changed;
+      }
+      case 'card-payments-resume': {
+        // the operator's next step once the refusal ratio's review was rejected (its approval resumes them too)
+        const standing = await accountStanding(tx, accountId);
+        if (!standing) throw notFound('Account not found');
+        if (!(await resumeCardPayments(tx, accountId))) {
+          throw new AppError('INVALID_STATUS', "This account's card payments are not paused");
+        }
+        return {
+          accountId,
+          before: { ...standing, cardPaymentsPaused: true },
+          after: { ...standing, cardPaymentsPaused: false },
+          seq: 0,
+        };
       }
     }
   }

@@ -25,6 +25,10 @@ export const AccountProfile = Type.Object({
   address: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
   payoutHold: Type.Boolean(),
   payoutHoldReason: MaybeText,
+  cardPaymentsPaused: Type.Boolean({
+    description:
+      'Card payments paused by the refusal ratio (403 CARD_PAYMENTS_PAUSED): approving its risk review resumes them, or, the review rejected, POST …/card-payments-resume',
+  }),
   createdAt: Time,
 });
 

@@ -10,6 +10,7 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'account.close',
   'account.payout-hold',
   'account.payout-release',
+  'account.card-payments-resume',
   'account.fee-plan',
   'withdrawal.released',
   'withdrawal.cancelled',

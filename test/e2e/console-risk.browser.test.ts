@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pauseCardPayments } from '../../src/accounts/status.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { saleInput } from '../sales/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
@@ -104,5 +105,27 @@ describe('Regras de risco', () => {
       .click();
     await page.getByRole('status').getByText('Regra "Cartão acima de R$ 500" excluída').waitFor();
     await page.getByText('Nenhuma regra ainda.').waitFor();
+  });
+
+  it("a shop's cards paused by its refusals, the review rejected: its page says so, and the operator resumes them", async () => {
+    const merchant = await createMerchant(server, 'Loja Pausada');
+    await server.runtime.platform.db.tx((tx) => pauseCardPayments(tx, merchant.accountId));
+    const risk = await createOperator(server, 'risk');
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signInToConsole(page, server, risk);
+    await page.goto(`${server.url}/ops#/contas/${merchant.accountId}`);
+    await page.getByText('Pausados: recusas demais em uma hora (análise de risco)').waitFor();
+    await page.getByRole('button', { name: 'Retomar pagamentos com cartão' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Retomar os pagamentos com cartão?' });
+    await clean(page, 'console-risk-03-resume-cards-phone');
+    await dialog.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('status').getByText('Pagamentos com cartão retomados.').waitFor();
+    await page.getByText('Aceitos', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Retomar pagamentos com cartão' }).count()).toBe(0);
+    const token = await call('POST', `${server.url}/api/cards/tokens`, {
+      headers: { 'x-api-public-key': merchant.publicKey },
+      body: cardBody(cardEnding('0')),
+    });
+    expect(token.status, token.text).toBe(201);
   });
 });

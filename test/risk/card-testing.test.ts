@@ -124,5 +124,47 @@ describe('a card-testing attack', () => {
     console.log(`slowly: ${result.reached} of 40 attempts reached the acquirer`, result.refusals);
     expect(result.reached).toBe(20);
     expect(result.refusals).toEqual({ '403 CARD_PAYMENTS_PAUSED': 20 });
+
+    // the review rejected (the operator will talk to the merchant first): still paused, and the console says so
+    const risk = await createOperator(server, 'risk');
+    const support = await createOperator(server, 'support');
+    const queue = await call<{ data: { id: number; accountId: number }[] }>(
+      'GET',
+      `${server.url}/api/ops/reviews?kind=risk`,
+      { headers: risk.ops },
+    );
+    const id = queue.body.data.find((r) => r.accountId === s.merchant.accountId)!.id;
+    const rejected = await call('POST', `${server.url}/api/ops/reviews/${id}/reject`, {
+      headers: risk.ops,
+      body: { reason: 'falar com o lojista' },
+    });
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(await attempt(s, cardEnding('0'), '198.51.100.20')).toMatchObject({ status: 403 });
+    const account = `${server.url}/api/ops/accounts/${s.merchant.accountId}`;
+    expect(
+      (await call<{ account: { cardPaymentsPaused: boolean } }>('GET', account, { headers: risk.ops })).body
+        .account.cardPaymentsPaused,
+    ).toBe(true);
+    // the next step, once the merchant was talked to: a risk operator resumes them (support may not), audited
+    const bySupport = await call('POST', `${account}/card-payments-resume`, {
+      headers: support.ops,
+      body: {},
+    });
+    expect(bySupport.status).toBe(403);
+    const resumed = await call<{ cardPaymentsPaused: boolean }>('POST', `${account}/card-payments-resume`, {
+      headers: risk.ops,
+      body: {},
+    });
+    expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.body.cardPaymentsPaused).toBe(false);
+    expect(await attempt(s, cardEnding('0'), '198.51.100.21')).toMatchObject({ sale: 'PAGO' });
+    const again = await call('POST', `${account}/card-payments-resume`, { headers: risk.ops, body: {} });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ success: false, error: { code: 'INVALID_STATUS' } });
+    const [audit] = await server.runtime.platform.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM operator_audit WHERE action = 'account.card-payments-resume' AND account_id = $1",
+      [s.merchant.accountId],
+    );
+    expect(audit!.n).toBe(1);
   });
 });

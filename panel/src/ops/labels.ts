@@ -89,6 +89,7 @@ export const AUDIT_ACTION: Record<OperatorAuditAction, string> = {
   'account.close': 'Encerrou a conta',
   'account.payout-hold': 'Reteve os saques',
   'account.payout-release': 'Liberou os saques',
+  'account.card-payments-resume': 'Retomou os pagamentos com cartão',
   'account.fee-plan': 'Aplicou um plano de tarifas à conta',
   'withdrawal.released': 'Liberou um saque',
   'withdrawal.cancelled': 'Cancelou um saque',

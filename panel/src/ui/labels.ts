@@ -222,7 +222,7 @@ export const ERROR_TEXT: Record<ErrorCode | 'TOTP_CODE_REFUSED' | 'PASSWORD_REFU
   ACCOUNT_SUSPENDED: 'A conta está suspensa: novas cobranças e saques estão bloqueados. Fale com o suporte.',
   INVALID_CREDENTIALS: 'E-mail, senha ou código inválidos.',
   CARD_PAYMENTS_PAUSED:
-    'Os pagamentos com cartão desta conta estão pausados para análise (muitas recusas na última hora). Pix e boleto continuam.',
+    'Os pagamentos com cartão desta conta estão pausados para análise (muitas recusas em uma hora): a equipe de risco do gateway os retoma. Pix e boleto continuam.',
   FEE_PLAN_REQUIRED:
     'A conta não tem plano de tarifas e nenhum plano padrão foi definido: escolha um plano para a conta antes de aprová-la.',
 };

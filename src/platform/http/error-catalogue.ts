@@ -199,9 +199,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   CARD_PAYMENTS_PAUSED: {
     meaning:
-      'Too many of this account’s card payments were refused in the last hour (card testing looks like this): its card payments are paused until the gateway’s risk team clears them.',
+      'Too many of this account’s card payments were refused within an hour (card testing looks like this): its card payments are paused until the gateway’s risk team resumes them.',
     action: 'Talk to the gateway’s support team; Pix and boleto go on.',
-    example: 'Card payments of this account are paused for review: too many were refused in the last hour',
+    example:
+      'Card payments of this account are paused for review: too many were refused within an hour; the gateway’s risk team resumes them',
   },
   FEE_PLAN_REQUIRED: {
     meaning:

@@ -18,7 +18,8 @@ type ActionName =
   | 'reactivate'
   | 'close'
   | 'payout-hold'
-  | 'payout-release';
+  | 'payout-release'
+  | 'card-payments-resume';
 
 interface ActionText {
   label: string;
@@ -86,6 +87,13 @@ const ACTION_TEXT: Record<ActionName, ActionText> = {
       'Os novos saques seguem direto para o pagamento, e os que esperam análise por esta retenção são liberados para pagamento agora.',
     done: 'Saques liberados.',
   },
+  'card-payments-resume': {
+    label: 'Retomar pagamentos com cartão',
+    title: 'Retomar os pagamentos com cartão?',
+    effect:
+      'Os pagamentos com cartão da conta, pausados por excesso de recusas, voltam a ser aceitos. Faça isso depois de falar com o lojista, se a análise de risco foi recusada.',
+    done: 'Pagamentos com cartão retomados.',
+  },
 };
 
 /** What an operator may do to an account in its status (the server decides; this offers what will work). */
@@ -98,6 +106,7 @@ function actionsFor(a: AccountProfile): ActionName[] {
     ['close', (a.status === 'active' || a.status === 'suspended') && reaches('admin')],
     ['payout-hold', !a.payoutHold && a.status !== 'closed' && reaches('risk')],
     ['payout-release', a.payoutHold && reaches('risk')],
+    ['card-payments-resume', a.cardPaymentsPaused && a.status !== 'closed' && reaches('risk')],
   ];
   return all.filter(([, show]) => show).map(([name]) => name);
 }
@@ -241,6 +250,8 @@ function Profile({ a }: { a: AccountProfile }) {
           ? `Retidos para análise${a.payoutHoldReason ? ` — ${a.payoutHoldReason}` : ''}`
           : 'Liberados'}
       </dd>
+      <dt>Pagamentos com cartão</dt>
+      <dd>{a.cardPaymentsPaused ? 'Pausados: recusas demais em uma hora (análise de risco)' : 'Aceitos'}</dd>
       <dt>Razão social</dt>
       <dd>{a.legalName ?? '—'}</dd>
       <dt>CPF/CNPJ</dt>

@@ -25,6 +25,7 @@ const FIELD: Record<string, string> = {
   cardPayments: 'cartões',
   payouts: 'saques',
   payoutHold: 'saques retidos',
+  cardPaymentsPaused: 'cartões pausados',
   name: 'nome',
   pixPercent: 'PIX',
   pixFixedCents: 'PIX fixo',
