@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
 import { MAX_CHARGE_CENTS } from '../platform/money/money.js';
 import { nameProblem } from '../platform/text/names.js';
-import { checkSplitOf, linkUses } from '../sales/index.js';
+import { checkChargesOf, linkUses } from '../sales/index.js';
 import { CheckoutInputError, CheckoutNotFound } from './errors.js';
 import {
   type CheckoutMethod,
@@ -73,7 +73,7 @@ export class PaymentLinks {
     const amounts = amountsOf(input);
     const methods = methodsOf(input.methods);
     const maxInstallments = installmentsOf(input);
-    await checkSplitOf(
+    await checkChargesOf(
       this.db,
       accountId,
       input.split,
@@ -212,7 +212,7 @@ function expiryOf(raw: string | undefined): Date | null {
 }
 
 /**
- * Every charge a link or session may make, as its split is checked (checkSplitOf): each amount bound with each
+ * Every charge a link or session may make, as its split is checked (checkChargesOf): each amount bound with each
  * method; a card with one installment and with the most it allows (its fee grows with them).
  */
 export function chargesOf(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/db/db.js';
-import { checkSplitOf, type OriginSale, salesOfSessions } from '../sales/index.js';
+import { checkChargesOf, type OriginSale, salesOfSessions } from '../sales/index.js';
 import { CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
 import { chargesOf, methodsOf } from './links.js';
@@ -69,7 +69,7 @@ export class CheckoutSessions {
   async create(accountId: number, input: SessionInput): Promise<SessionView> {
     refuseUntaken(input.methods, this.taken);
     const methods = methodsOf(input.methods);
-    await checkSplitOf(this.db, accountId, input.split, chargesOf([input.amountCents], methods, null));
+    await checkChargesOf(this.db, accountId, input.split, chargesOf([input.amountCents], methods, null));
     const row = await insertSession(
       this.db,
       {

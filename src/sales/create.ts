@@ -127,17 +127,25 @@ export async function checkChargeSplit(
 }
 
 /**
- * A payment link's or checkout session's split, checked when it is made against every charge it may make (its
- * amounts and methods: the fee, hence whether the fee payer's share covers it, depends on both), so a payer
- * never meets a split that cannot be. Nothing when there is no split.
+ * What a payment link, a checkout session or a subscription will charge, checked when it is made against every
+ * charge it may make (its amounts and methods: the fee depends on both): each amount covers the account's fee,
+ * and its split, if any, fits (the fee payer's share covers the fee), so a payer never meets a charge that cannot
+ * be made.
  */
-export async function checkSplitOf(
+export async function checkChargesOf(
   q: Queryable,
   accountId: number,
   split: unknown,
   charges: { amount: number; method: FeeMethod }[],
 ): Promise<void> {
-  if (split === undefined || split === null) return;
+  if (split === undefined || split === null) {
+    // each amount payable by each method: in one installment, a card's least fee (a payer picks more or not)
+    const rates = await saleFeeRates(q, [accountId]);
+    for (const c of charges) {
+      if ((c.method.installments ?? 1) === 1) feesAt(rates, accountId, c.amount, c.method);
+    }
+    return;
+  }
   for (const c of charges) await checkChargeSplit(q, accountId, c.amount, c.method, split);
 }
 

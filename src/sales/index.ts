@@ -29,7 +29,7 @@ export {
   captureLess,
   checkCaptureLess,
   checkChargeSplit,
-  checkSplitOf,
+  checkChargesOf,
   createSale,
   type SaleRates,
 } from './create.js';

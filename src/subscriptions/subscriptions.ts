@@ -10,7 +10,7 @@ import { isUuid } from '../platform/ids/public-ids.js';
 import { encodeCursor } from '../platform/paging/pagination.js';
 import { nameProblem } from '../platform/text/names.js';
 import { addDays } from '../platform/time/calendar.js';
-import { checkSplitOf, saleFees } from '../sales/index.js';
+import { checkChargesOf, saleFees } from '../sales/index.js';
 import { type NotificationFact, recordNotification } from '../webhooks/index.js';
 import {
   type CancelReason,
@@ -381,7 +381,7 @@ export class Subscriptions {
       const card = await this.checkCard(tx, input.paymentMethod, customer.id, input.cardId);
       const cardId = card?.id ?? null;
       // the split is checked as a charge's of the plan's amount by this method: every period's sale carries it
-      await checkSplitOf(tx, accountId, input.split, [
+      await checkChargesOf(tx, accountId, input.split, [
         { amount: plan.amount_cents, method: { paymentMethod: input.paymentMethod, installments: 1 } },
       ]);
       const address = input.paymentMethod === 'BOLETO' ? payerAddress(input.address) : null;
@@ -615,7 +615,7 @@ export class Subscriptions {
           );
         }
         // the split must fit the new plan's amount as it fitted the old one's
-        await checkSplitOf(tx, accountId, sub.split ?? undefined, [
+        await checkChargesOf(tx, accountId, sub.split ?? undefined, [
           { amount: plan.amount_cents, method: { paymentMethod: sub.payment_method, installments: 1 } },
         ]);
         sub.next_plan_id = plan.id === sub.plan_id ? null : plan.id;

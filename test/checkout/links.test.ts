@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAccount } from '../../src/accounts/accounts.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { countRows, createLink, type LinkBody, linkInput } from './fixtures.js';
+import { countRows, createLink, type LinkBody, linkInput, PAYER, sessionInput } from './fixtures.js';
 
 let server: TestServer;
 let merchant: TestMerchant;
@@ -84,6 +85,46 @@ describe('POST /api/payment-links', () => {
     expect(res.status, res.text).toBe(400);
     expect(res.body).toEqual({ error: 'VALIDATION_ERROR', message: expect.stringContaining(field) });
     expect(await countRows(server, 'payment_links')).toBe(before);
+  });
+
+  it("refuses an amount the account's fee exceeds (fixed, or a range's least); a fee raised since is the shop's refusal to its payer", async () => {
+    const shop = await createMerchant(server, 'Loja de Centavos');
+    await updateAccount(server.runtime.platform.db, shop.accountId, {
+      saleFeeFixed: 99,
+      saleFeePercentE4: 0,
+    });
+    const before = await countRows(server, 'payment_links');
+    for (const overrides of [
+      { amountCents: 50 },
+      { amountCents: undefined, minCents: 50, maxCents: 5000 },
+      { amountCents: 98, methods: ['PIX', 'BOLETO'] },
+    ]) {
+      const res = await api('POST', '/api/payment-links', linkInput(overrides), shop);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.message).toMatch(/does not cover this account's sale fee of 99 cents/);
+    }
+    expect(await countRows(server, 'payment_links')).toBe(before);
+    const session = await call<{ message: string }>('POST', `${server.url}/api/checkout/sessions`, {
+      headers: shop.keys,
+      body: sessionInput({
+        amountCents: 60,
+        items: [{ title: 'Bala', unitPrice: 60, quantity: 1, tangible: false }],
+      }),
+    });
+    expect(session.status, session.text).toBe(400);
+    expect(session.body.message).toMatch(/does not cover this account's sale fee of 99 cents/);
+
+    // made payable, then the shop's fee rises past it: its payer is told the shop refused, not to check their data
+    const link = await api('POST', '/api/payment-links', linkInput({ amountCents: 200 }), shop);
+    expect(link.status, link.text).toBe(201);
+    await updateAccount(server.runtime.platform.db, shop.accountId, { saleFeeFixed: 300 });
+    server.logs.expect(/a payer’s payment refused by the shop’s split or fees/);
+    const payer = await call('POST', `${server.url}/api/public/pay/${link.body.slug}`, { body: PAYER });
+    expect(payer.status, payer.text).toBe(403);
+    expect(payer.body).toEqual({
+      error: 'FORBIDDEN',
+      message: 'This payment cannot be taken now: the shop must review its settings',
+    });
   });
 
   it('refuses a read-only key (403) and no key (401)', async () => {

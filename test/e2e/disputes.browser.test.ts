@@ -102,6 +102,8 @@ describe('Contestações', () => {
     await disputes.getByRole('cell', { name: 'Perdida' }).waitFor();
     expect(await disputes.getByRole('cell', { name: 'R$ 50,00' }).count()).toBe(1);
     await page.getByRole('table', { name: 'Estornos desta venda' }).getByText('R$ 20,00').first().waitFor();
+    // paid: its Pix code is no use to anyone any more, and is not shown
+    expect(await page.getByText('PIX copia e cola').count()).toBe(0);
     await shot(page, 'disputes-05-sale-page');
     expect(await seriousViolations(page)).toEqual([]);
   });

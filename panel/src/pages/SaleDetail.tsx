@@ -150,11 +150,12 @@ export function SaleDetail({ id }: { id: string }) {
                   </dd>
                 </>
               )}
-              {sale.pixKey && sale.paymentMethod === 'PIX' && (
+              {/* the code only while it can be paid: a paid or closed charge's code is no use to anyone */}
+              {sale.pixKey && sale.paymentMethod === 'PIX' && sale.status === 'PENDENTE' && (
                 <>
                   <dt>PIX copia e cola</dt>
                   <dd>
-                    <PixCode code={sale.pixKey} payable={sale.status === 'PENDENTE'} />
+                    <PixCode code={sale.pixKey} />
                   </dd>
                 </>
               )}
@@ -471,37 +472,34 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
 }
 
 /**
- * A PIX sale's copy-and-paste code; while the charge can still be paid, with its QR code and a copy button, so
+ * A PIX charge's copy-and-paste code, shown while it can still be paid, with its QR code and a copy button, so
  * the merchant can hand it to the buyer from here.
  */
-function PixCode({ code, payable }: { code: string; payable: boolean }) {
+function PixCode({ code }: { code: string }) {
   const [qr, setQr] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     setQr(null);
     setCopied(false);
-    if (!payable) return;
     let live = true;
     void QRCode.toDataURL(code, { margin: 1, width: 180 }).then((url) => live && setQr(url));
     return () => {
       live = false;
     };
-  }, [code, payable]);
+  }, [code]);
   return (
     <>
       <code>{code}</code>
-      {payable && (
-        <div class="pix-code">
-          {qr && <img src={qr} width={180} height={180} alt="QR code do PIX desta venda" />}
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => void navigator.clipboard?.writeText(code).then(() => setCopied(true))}
-          >
-            {copied ? 'Copiado' : 'Copiar código'}
-          </button>
-        </div>
-      )}
+      <div class="pix-code">
+        {qr && <img src={qr} width={180} height={180} alt="QR code do PIX desta venda" />}
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => void navigator.clipboard?.writeText(code).then(() => setCopied(true))}
+        >
+          {copied ? 'Copiado' : 'Copiar código'}
+        </button>
+      </div>
     </>
   );
 }

@@ -86,7 +86,10 @@ export function Sales() {
               {s.cardBrand && <span class="muted"> {cardText(s)}</span>}
             </td>
             <td class="money">{money(s.amount)}</td>
-            <td>{label(SALE_STATUS, s.status)}</td>
+            <td>
+              {label(SALE_STATUS, s.status)}
+              {s.status === 'PAGO' && s.refundedAmount > 0 && ' · estorno parcial'}
+            </td>
             <td>
               <a
                 class="button secondary"
