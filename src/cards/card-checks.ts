@@ -47,7 +47,7 @@ export function expiryProblem(month: number, year: number, now: Date): string | 
   if (!Number.isInteger(year) || year < thisYear || year > thisYear + MAX_YEARS_AHEAD) {
     return `expYear must be a four-digit year from ${thisYear} to ${thisYear + MAX_YEARS_AHEAD}`;
   }
-  if (year === thisYear && month < now.getUTCMonth() + 1) return 'The card has expired';
+  if (year === thisYear && month < now.getUTCMonth() + 1) return 'expMonth is past: the card has expired';
   return null;
 }
 

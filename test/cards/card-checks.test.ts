@@ -53,7 +53,7 @@ describe('card checks', () => {
 
   it('expiry: this month still valid, last month expired, month 1..12, at most 20 years ahead', () => {
     expect(expiryProblem(11, 2026, now)).toBeNull();
-    expect(expiryProblem(10, 2026, now)).toBe('The card has expired');
+    expect(expiryProblem(10, 2026, now)).toBe('expMonth is past: the card has expired');
     expect(expiryProblem(1, 2025, now)).toMatch(/expYear must be/);
     expect(expiryProblem(13, 2027, now)).toMatch(/expMonth/);
     expect(expiryProblem(0, 2027, now)).toMatch(/expMonth/);

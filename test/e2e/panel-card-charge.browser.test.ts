@@ -72,6 +72,12 @@ describe('"Nova cobrança" charges a card', () => {
     await page.getByRole('button', { name: 'Cobrar no cartão' }).click();
     await page.getByText('Número do cartão inválido: confira os dígitos.').waitFor();
     expect(await page.getByLabel('Número do cartão').getAttribute('aria-invalid')).toBe('true');
+    // a card long expired: its expiry marked, in words
+    await newCardCharge(cardEnding('1'));
+    await page.getByLabel('Validade (MM/AA)').fill('01/20');
+    await page.getByRole('button', { name: 'Cobrar no cartão' }).click();
+    await page.getByText('Validade inválida ou cartão vencido: confira o MM/AA.').waitFor();
+    expect(await page.getByLabel('Validade (MM/AA)').getAttribute('aria-invalid')).toBe('true');
 
     const approved = cardEnding('1');
     await newCardCharge(approved);

@@ -242,6 +242,20 @@ describe('the merchant panel', () => {
     await expect
       .poll(() => page.getByRole('alert').first().textContent())
       .toBe('Dados inválidos: confira a chave PIX.');
+    // a key too short: why, beside the field
+    await page.getByLabel('Chave PIX').fill('123');
+    await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await page.getByText('Use de 8 a 77 caracteres.').waitFor();
+    expect(await page.getByLabel('Chave PIX').getAttribute('aria-invalid')).toBe('true');
+    // below the minimum: the amount field is the one marked
+    await page.getByLabel('Valor (R$)').fill('50,00');
+    await page.getByLabel('Chave PIX').fill('52998224725');
+    await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Solicitar saque' }).click();
+    await page.getByText('Valor abaixo do mínimo.').waitFor();
+    expect(await page.getByLabel('Valor (R$)').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Valor (R$)').fill('150,00');
     // a phone key as people write it: shown with its mask, sent as +55 and its digits
     await page.getByLabel('Tipo de chave').selectOption('PHONE');
     await page.getByLabel('Chave PIX').fill('');

@@ -1,4 +1,5 @@
 import { BRAND_NAMES, brandOf, type CardBrand } from '../../../src/cards/brands';
+import { invalidField } from '../ui/field-errors';
 import { money } from '../ui/format';
 import { fieldMarks } from '../ui/kit';
 
@@ -54,7 +55,9 @@ export function CardInputs(props: {
   const { card } = props;
   const brand = brandOf(card.number.replace(/\D/g, ''));
   const input = (name: keyof CardTyped, label: string, attrs: Record<string, unknown> = {}) => {
-    const marks = fieldMarks(props.error, TOKEN_PATHS[name] ?? '', `c-card-${name}`);
+    // the expiry is one field for two of the route's (expMonth, expYear)
+    const path = name === 'expiry' && invalidField(props.error) === 'expYear' ? 'expYear' : TOKEN_PATHS[name];
+    const marks = fieldMarks(props.error, path ?? '', `c-card-${name}`);
     return (
       <div>
         <label for={`c-card-${name}`}>{label}</label>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Dispute, type Refunds, type Sale } from '../api';
-import { FormError } from '../ui/api-error';
+import { ApiError, FormError } from '../ui/api-error';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { DISPUTE_KIND, DISPUTE_STATUS, label, METHODS, SALE_STATUS } from '../ui/labels';
@@ -322,6 +322,14 @@ function LostInDisputes(props: { sale: Sale; refunds: Refunds; disputes: Dispute
   return <> ({money(byDisputes)} por contestação perdida)</>;
 }
 
+/** The server's refusals of a refund's amount (more than is left, less than allowed, more than the balance). */
+const AMOUNT_REFUSALS = new Set([
+  'MINIMUM_VALUE',
+  'MAXIMUM_VALUE',
+  'INSUFFICIENT_BALANCE',
+  'VALIDATION_ERROR',
+]);
+
 /** What of a sale the payer may still get back. */
 const leftOf = (sale: Sale) => (sale.paidAmount ?? sale.amount) - sale.refundedAmount;
 
@@ -411,6 +419,12 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
               inputMode="decimal"
               required
               value={form.amount}
+              // what the form refused, or the server's refusal of the amount, is this field's
+              aria-invalid={
+                error instanceof FormError ||
+                (error instanceof ApiError && AMOUNT_REFUSALS.has(error.code)) ||
+                undefined
+              }
               aria-describedby="refund-left"
               onInput={(e) => {
                 // another amount is another refund: a new key
@@ -422,7 +436,9 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
               Até {money(leftOf(sale))}
             </span>
             <button type="submit" class="danger" disabled={busy}>
-              {cents !== null && cents > 0 ? `Confirmar estorno de ${money(cents)}` : 'Confirmar estorno'}
+              {cents !== null && cents > 0 && cents <= leftOf(sale)
+                ? `Confirmar estorno de ${money(cents)}`
+                : 'Confirmar estorno'}
             </button>
             <button type="button" class="secondary" onClick={() => setForm(null)}>
               Cancelar

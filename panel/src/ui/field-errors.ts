@@ -1,4 +1,5 @@
 import { ApiError } from './api-error';
+import { money } from './format';
 
 /**
  * The field a VALIDATION_ERROR is about, read from the API's own message (docs/decisions.md, "Panel forms and
@@ -7,9 +8,14 @@ import { ApiError } from './api-error';
  * ("Invalid body/address/zipCode: must match pattern …"). Null when the answer names no field.
  */
 export function invalidField(error: unknown): string | null {
-  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
+  if (!(error instanceof ApiError)) return null;
+  // a limit or the balance refusing the amount is the amount field's (a withdrawal's, a refund's)
+  if (AMOUNT_LIMITS.has(error.code)) return 'amount';
+  if (error.code !== 'VALIDATION_ERROR') return null;
   return fieldOfMessage(error.message)?.path ?? null;
 }
+
+const AMOUNT_LIMITS = new Set(['MINIMUM_VALUE', 'MAXIMUM_VALUE', 'INSUFFICIENT_BALANCE']);
 
 /** A validation message as its field's dotted path and what is wrong with it. */
 export function fieldOfMessage(message: string): { path: string; reason: string } | null {
@@ -52,6 +58,22 @@ const REASONS: [RegExp, (m: RegExpExecArray) => string][] = [
   [/must be >= (\d+)/, (m) => `Use um valor a partir de ${m[1]}.`],
   [/must be <= (\d+)/, (m) => `Use um valor até ${m[1]}.`],
   [/must be (?:integer|number)/, () => 'Informe um número.'],
+  [/must be a finite number or a string/, () => 'Informe um valor em reais, como 150,00.'],
+  [
+    /does not cover this account's sale fee of (\d+) cents/,
+    (m) => `O valor não cobre a tarifa da venda (${money(Number(m[1]))}).`,
+  ],
+  [/must have (\d+) to (\d+) characters/, (m) => `Use de ${m[1]} a ${m[2]} caracteres.`],
+  [/must be a CEP/, () => 'CEP inválido: use 8 dígitos, como 01001-000.'],
+  [
+    /has expired|is past|four-digit year|must be a month from/,
+    () => 'Validade inválida ou cartão vencido: confira o MM/AA.',
+  ],
+  [
+    /absolute http\(s\) URL|must use http or https|must name a host/,
+    () => 'Use um endereço completo, começando com https://.',
+  ],
+  [/must not contain spaces/, () => 'Tire os espaços.'],
 ];
 
 const atLeast = (n: number) => (n <= 1 ? 'Preencha este campo.' : `Use pelo menos ${n} caracteres.`);
@@ -62,6 +84,10 @@ const atLeast = (n: number) => (n <= 1 ? 'Preencha este campo.' : `Use pelo meno
  */
 export function fieldMessage(error: unknown): string {
   if (!(error instanceof ApiError)) return '';
+  // the limit itself is said in full with the form's error; beside the field, which way it is off
+  if (error.code === 'MINIMUM_VALUE') return 'Valor abaixo do mínimo.';
+  if (error.code === 'MAXIMUM_VALUE') return 'Valor acima do máximo.';
+  if (error.code === 'INSUFFICIENT_BALANCE') return 'Valor acima do saldo disponível.';
   const reason = fieldOfMessage(error.message)?.reason ?? error.message;
   for (const [pattern, text] of REASONS) {
     const m = pattern.exec(reason);
