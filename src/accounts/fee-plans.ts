@@ -67,7 +67,9 @@ function percent(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   const e4 = parsePercentE4(value);
   if (e4 === null)
-    throw validation(`${field} must be a percentage from 0 to 100 as a decimal string ("3.99")`);
+    throw validation(
+      `${field} must be a percentage from 0 to 100 as a decimal string of at most 4 decimals ("3.99")`,
+    );
   return e4;
 }
 

@@ -99,6 +99,10 @@ describe('the merchant panel', () => {
 
   it('generates a key shown once, that works on the public API', async () => {
     await go('Integrações');
+    // a key is named (the list tells keys apart by it): the form asks for one
+    await page.getByRole('button', { name: 'Gerar credencial' }).click();
+    expect(await page.getByTestId('secret-value').count()).toBe(0);
+    await page.getByLabel('Nome', { exact: true }).fill('Loja virtual');
     await page.getByRole('button', { name: 'Gerar credencial' }).click();
     const secret = page.getByTestId('secret-value');
     await secret.waitFor();

@@ -108,7 +108,15 @@ function Credentials() {
       >
         <div>
           <label for="c-name">Nome</label>
-          <input id="c-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          {/* a key is named for where it is used, so that the list says which one to revoke */}
+          <input
+            id="c-name"
+            required
+            maxLength={100}
+            placeholder="Loja virtual"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </div>
         <div>
           <label for="c-scope">Permissão</label>
