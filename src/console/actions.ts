@@ -17,6 +17,7 @@ import {
   closeReview,
   findReview,
   lockOpenReview,
+  openAccountRiskReviewOf,
   openOnboardingReviewOf,
   type ReviewRow,
 } from '../reviews/index.js';
@@ -151,8 +152,15 @@ export class ConsoleActions {
         // the operator's next step once the refusal ratio's review was rejected (its approval resumes them too)
         const standing = await accountStanding(tx, accountId);
         if (!standing) throw notFound('Account not found');
+        if (standing.status === 'closed') throw new AppError('INVALID_STATUS', 'The account is closed');
         if (!(await resumeCardPayments(tx, accountId))) {
           throw new AppError('INVALID_STATUS', "This account's card payments are not paused");
+        }
+        // its review still open is decided by this: approved, as approving it would have resumed them
+        const review = await openAccountRiskReviewOf(tx, accountId);
+        if (review !== null) {
+          await lockOpenReview(tx, review);
+          await closeReview(tx, review, 'approved', actor.email, reason ?? 'pagamentos com cartão retomados');
         }
         return {
           accountId,

@@ -116,6 +116,16 @@ export async function openOnboardingReviewOf(q: Queryable, accountId: number): P
   return row ? Number(row.id) : null;
 }
 
+/** The open risk review of an account's own (its card refusals' pause, not a sale's), if any. */
+export async function openAccountRiskReviewOf(q: Queryable, accountId: number): Promise<number | null> {
+  const [row] = await q.query<{ id: string }>(
+    `SELECT id FROM reviews WHERE account_id = $1 AND kind = 'risk' AND sale_id IS NULL AND status = 'open'
+      ORDER BY id LIMIT 1`,
+    [accountId],
+  );
+  return row ? Number(row.id) : null;
+}
+
 /** The open risk review of a sale (a card authorization held for it), if any. */
 export async function openReviewOfSale(q: Queryable, saleId: number): Promise<number | null> {
   const [row] = await q.query<{ id: string }>(

@@ -4,6 +4,7 @@ export {
   closeReview,
   findReview,
   lockOpenReview,
+  openAccountRiskReviewOf,
   openOnboardingReviewOf,
   openReview,
   openReviewOfSale,

@@ -5,7 +5,10 @@
  * ratio (card payments paused, a risk review opened) — while an honest buyer from another address still pays.
  * Prints how many attempts reached the acquirer before each block.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pauseCardPayments } from '../../src/accounts/status.js';
+import { openReview } from '../../src/reviews/index.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
 import { createLink, PAYER } from '../checkout/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -160,11 +163,33 @@ describe('a card-testing attack', () => {
     expect(await attempt(s, cardEnding('0'), '198.51.100.21')).toMatchObject({ sale: 'PAGO' });
     const again = await call('POST', `${account}/card-payments-resume`, { headers: risk.ops, body: {} });
     expect(again.status).toBe(409);
+    // paused again, its review still open: resuming decides the review too (approved), leaving no stale entry
+    await server.runtime.platform.db.tx(async (tx) => {
+      await pauseCardPayments(tx, s.merchant.accountId);
+      await openReview(tx, { kind: 'risk', accountId: s.merchant.accountId, reason: 'teste' });
+    });
+    const withReview = await call('POST', `${account}/card-payments-resume`, { headers: risk.ops, body: {} });
+    expect(withReview.status, withReview.text).toBe(200);
+    const [open] = await server.runtime.platform.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM reviews WHERE account_id = $1 AND status = 'open'",
+      [s.merchant.accountId],
+    );
+    expect(open!.n).toBe(0);
+    // a closed account's are not resumed: it takes no payment at all
+    await server.runtime.platform.db.tx((tx) => pauseCardPayments(tx, s.merchant.accountId));
+    const admin = await createOperator(server, 'admin');
+    const close = await call('POST', `${account}/close`, {
+      headers: admin.ops,
+      body: { reason: 'encerrada' },
+    });
+    expect(close.status, close.text).toBe(200);
+    const closed = await call('POST', `${account}/card-payments-resume`, { headers: risk.ops, body: {} });
+    expect(closed.status).toBe(409);
     expect(again.body).toMatchObject({ success: false, error: { code: 'INVALID_STATUS' } });
     const [audit] = await server.runtime.platform.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM operator_audit WHERE action = 'account.card-payments-resume' AND account_id = $1",
       [s.merchant.accountId],
     );
-    expect(audit!.n).toBe(1);
+    expect(audit!.n).toBe(2); // the two that resumed; the refused ones are not changes
   });
 });
