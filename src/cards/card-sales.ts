@@ -362,6 +362,9 @@ export class CardSales {
         boletoCode: null,
         metadata: input.metadata ?? {},
         origin: context.origin,
+        // a charge of POST /api/transactions carries expiresAt (the contract): a card's is its authorization's end,
+        // after which one not captured is voided; a payer page's or a subscription's card sale has none
+        chargeExpiry: context.origin ? null : { inSeconds: AUTHORIZATION_LIFETIME_SECONDS },
         // a sale no rule matched carries no decision
         risk: risk.decision === 'allow' ? null : risk,
         split: input.split,

@@ -121,6 +121,9 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
     const res = await cardSale({ capture: false, amount: 10000 });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ status: 'EM_PROCESSAMENTO', completedAt: null });
+    // a charge of this route carries expiresAt (the contract): a card's is when its authorization ends, 7 days on
+    const expiresAt = Date.parse((res.body as unknown as { expiresAt: string }).expiresAt);
+    expect(Math.round((expiresAt - Date.parse(res.body.date)) / 3_600_000)).toBe(7 * 24);
     expect(await eventsOf(server, 'sale', res.body.id)).toEqual([]);
     const tooMuch = await capture(res.body.id, { amountCents: 10001 });
     expect(tooMuch.status, tooMuch.text).toBe(400);
