@@ -48,7 +48,8 @@ describe('POST /api/transactions with BOLETO (PIX_PROCESSOR=sandbox)', () => {
     expect(boleto.nossoNumero).toMatch(/^\d{11}$/);
     expect(boleto.barcode.slice(25, 36)).toBe(boleto.nossoNumero); // Bradesco campo livre
     expect(hasValidCrc(boleto.pixCopyPaste)).toBe(true);
-    expect(sale.pixKey).toBe(boleto.pixCopyPaste);
+    // its Pix is the boleto's: pixKey is a PIX sale's alone (the contract: "PIX payments only")
+    expect(sale.pixKey).toBeNull();
     expect(boleto.pixQrCode).toMatch(/^data:image\/svg\+xml/);
     expect(boleto.pdfUrl).toMatch(/^http:\/\/localhost:\d+\/api\/boletos\/[A-Za-z0-9_-]{32}\.pdf$/); // PUBLIC_URL
     expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual(['sale.pending']);

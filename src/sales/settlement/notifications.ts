@@ -14,7 +14,8 @@ function common(s: SaleRow) {
     customerEmail: s.customer.email,
     customerName: s.customer.name,
     customerPhone: s.customer.phone,
-    pixKey: s.pix_key,
+    // the PIX sale's code alone: a boleto's Pix is in its boleto (pixCopyPaste), as the Sale object says
+    pixKey: s.payment_method === 'BOLETO' ? null : s.pix_key,
     boletoCode: s.boleto_code,
     shipping: s.shipping === null ? null : JSON.stringify(s.shipping),
     saleItems: s.items.map((i) => ({
