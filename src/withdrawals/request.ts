@@ -53,6 +53,9 @@ export function parseRecipientWithdrawalRequest(
     { amount: body.amount, pixKey: recipient.pixKey, pixKeyType: recipient.pixKeyType },
     rawBody,
   );
+  if (body.pixKeyType !== undefined && !(PIX_KEY_TYPES as readonly string[]).includes(body.pixKeyType)) {
+    throw validation(`pixKeyType must be one of ${PIX_KEY_TYPES.join(', ')}`);
+  }
   if (body.pixKeyType !== undefined && body.pixKeyType !== recipient.pixKeyType) {
     throw validation(
       `pixKeyType ${JSON.stringify(body.pixKeyType.slice(0, 20))} needs a pixKey: without one the recipient's own key is paid, of type ${recipient.pixKeyType}`,

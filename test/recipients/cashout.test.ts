@@ -152,6 +152,11 @@ describe("a recipient's cashout", () => {
       error: 'VALIDATION_ERROR',
       message: `pixKeyType "RANDOM" needs a pixKey: without one the recipient's own key is paid, of type ${r.pixKeyType}`,
     });
+    const badType = await cashout(r.id, { amount: 100, pixKeyType: 'email' });
+    expect(badType.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      message: 'pixKeyType must be one of CPF, CNPJ, EMAIL, PHONE, RANDOM',
+    });
     // an amount that is no number, in words: which types it may be
     const nothing = await cashout(r.id, { amount: null });
     expect(nothing.body).toEqual({
