@@ -27404,7 +27404,197 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /** Sign up (SIGNUP=on; else 404): the account waits for review (pending_review); its owner is logged in. Shares the sign-in limit per address (RATE_LIMIT_LOGIN_PER_IP) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Maria Silva",
+                     *       "legalName": "pedido-1001",
+                     *       "document": "52998224725",
+                     *       "email": "maria@example.com",
+                     *       "password": "Correta-Cavalo-Bateria-42",
+                     *       "phone": "5511987654321",
+                     *       "address": {
+                     *         "street": "pedido-1001",
+                     *         "number": "pedido-1001",
+                     *         "complement": "pedido-1001",
+                     *         "district": "pedido-1001",
+                     *         "city": "pedido-1001",
+                     *         "state": "pedido-1001",
+                     *         "zipCode": "pedido-1001"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        address: {
+                            city: string;
+                            complement?: string;
+                            district: string;
+                            number: string;
+                            /** @description UF, two letters */
+                            state: string;
+                            street: string;
+                            /** @description CEP */
+                            zipCode: string;
+                        };
+                        /** @description CPF or CNPJ (check digits checked) */
+                        document: string;
+                        /** @description The owner’s login */
+                        email: string;
+                        /** @description Razão social, or the person’s full name */
+                        legalName: string;
+                        /** @description The business name shown in the panel and to payers */
+                        name: string;
+                        password: string;
+                        phone: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": 42,
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "role": "owner",
+                         *         "totpEnabled": true,
+                         *         "permissions": [
+                         *           "self"
+                         *         ]
+                         *       },
+                         *       "csrfToken": "kP2mW9qX4vT7yB1nR6sD3fG8"
+                         *     }
+                         */
+                        "application/json": {
+                            csrfToken: string;
+                            user: {
+                                email: string;
+                                id: number;
+                                name: string;
+                                /** @description What the role may do: self (their own session and two-factor); money.view (balance, sales, withdrawals, statement and exports); withdrawals.create (create, approve and decline withdrawals); sales.create (issue charges and payment links, refund sales); disputes.respond (answer disputes (evidence) or accept them); integrations (API keys, the IP allow-list, webhooks and sandbox helpers); team (users, roles and the withdrawal approval rule); audit (the audit log) */
+                                permissions: ("self" | "money.view" | "withdrawals.create" | "sales.create" | "disputes.respond" | "integrations" | "team" | "audit")[];
+                                role: "owner" | "admin" | "finance" | "developer" | "viewer";
+                                /** @description Two-factor login is on */
+                                totpEnabled: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "RATE_LIMITED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

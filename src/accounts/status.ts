@@ -122,7 +122,7 @@ function standingMail(accountName: string, change: Change, reason: string | null
       return change.from.includes('pending_review')
         ? text('Cadastro não aprovado', [`O cadastro de ${shop} não foi aprovado e a conta foi encerrada.`])
         : text('Conta encerrada', [
-            `A conta ${shop} foi encerrada: as chaves de API e o acesso ao painel deixam de funcionar, as cobranças em aberto foram canceladas e as assinaturas, encerradas. O saldo continua seu: os recebíveis caem nas datas previstas e os saques já aceitos são concluídos.`,
+            `A conta ${shop} foi encerrada: as chaves de API e o acesso ao painel deixam de funcionar, as cobranças em aberto foram canceladas e as assinaturas, encerradas. O saldo continua seu: os recebíveis caem nas datas previstas e os saques já aceitos são concluídos; para receber o que restar depois disso, fale com o suporte do gateway, que combina o pagamento com você.`,
           ]);
     default:
       return text('Conta em análise', [`A conta ${shop} está em análise.`]);

@@ -20,7 +20,7 @@ export function accountRefusal(account: CachedAccount | null, move: MoneyMove | 
   if (account.status === 'pending_review') {
     return new AppError(
       'ACCOUNT_NOT_ACTIVE',
-      `This account is waiting for review: ${what} open once it is approved (GET /api/onboarding says what is missing)`,
+      `This account is waiting for review: ${what} open once it is approved (the panel's Cadastro page says which documents are missing)`,
     );
   }
   return new AppError('ACCOUNT_SUSPENDED', `This account is suspended: ${what} are refused`);

@@ -3,6 +3,7 @@ import { barcode, digitableLine, MAX_BOLETO_CENTS, qrSvgDataUri } from '../payme
 import { GroupCommit } from '../platform/concurrency/group-commit.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import type { Db, Queryable } from '../platform/db/db.js';
+import { isUf } from '../platform/text/address.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { nameForMail } from '../platform/text/names.js';
 import { addDays } from '../platform/time/calendar.js';
@@ -45,10 +46,6 @@ export interface BoletoSaleInput {
   split?: unknown;
 }
 
-const UFS = new Set(
-  'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' '),
-);
-
 export const beneficiaryOf = (s: BoletoSettings): Beneficiary => ({
   bank: s.bank,
   agency: s.agency,
@@ -75,7 +72,7 @@ export function boletoAddress(a: BoletoAddressIn | undefined, field = 'customer.
     return t;
   };
   const state = text(a.state, 'state', 2).toUpperCase();
-  if (!UFS.has(state)) throw new BoletoInputError(`${field}.state must be a UF (SP, RJ, …)`);
+  if (!isUf(state)) throw new BoletoInputError(`${field}.state must be a UF (SP, RJ, …)`);
   const cep = typeof a.zipCode === 'string' ? a.zipCode.trim() : '';
   if (!/^\d{5}-?\d{3}$/.test(cep)) {
     throw new BoletoInputError(

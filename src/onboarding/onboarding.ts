@@ -2,6 +2,7 @@ import { type AccountStatus, accountProfile, createAccount } from '../accounts/i
 import type { Db } from '../platform/db/db.js';
 import { AppError, validation } from '../platform/errors/app-error.js';
 import { sniffType } from '../platform/files/sniff.js';
+import { isUf } from '../platform/text/address.js';
 import { isCnpj, isCpf } from '../platform/text/documents.js';
 import { openReview } from '../reviews/index.js';
 import {
@@ -63,6 +64,7 @@ export class Onboarding {
       throw validation('phone must be a phone number, like +55 11 98765-4321');
     const legalName = input.legalName.trim();
     if (legalName === '') throw validation('legalName is required');
+    if (!isUf(String(input.address.state ?? ''))) throw validation('address.state must be a UF (SP, RJ, …)');
     return createAccount(
       this.db,
       {

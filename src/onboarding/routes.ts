@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requestOrigin } from '../audit/index.js';
 import { accountOf, SessionResponse, type SessionService, signedIn } from '../auth/index.js';
-import { AppError, validation } from '../platform/errors/app-error.js';
+import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { UploadSlots } from '../platform/http/upload-slots.js';
@@ -62,36 +62,31 @@ export async function onboardingRoutes(app: Http, deps: OnboardingRouteDeps): Pr
     async () => ({ open: deps.signup }),
   );
 
-  if (deps.signup) {
-    app.post(
-      '/api/signup',
-      {
-        config: { ...A, permission: 'public', errors: ['CONFLICT', 'RATE_LIMITED'] },
-        ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
-        schema: {
-          tags: ['panel'],
-          summary:
-            'Sign up (SIGNUP=on): the account waits for review (pending_review); its owner is logged in',
-          body: SignupBody,
-          response: {
-            201: SessionResponse,
-            ...errorAnswers(EnvelopeErrorBody, [400, 409, 429]),
-          },
+  // documented whether or not it is open: without SIGNUP=on it answers 404, as an unknown route would
+  app.post(
+    '/api/signup',
+    {
+      config: { ...A, permission: 'public', errors: ['CONFLICT', 'RATE_LIMITED', 'NOT_FOUND'] },
+      ...(deps.loginLimit ? { onRequest: deps.loginLimit } : {}),
+      schema: {
+        tags: ['panel'],
+        summary:
+          'Sign up (SIGNUP=on; else 404): the account waits for review (pending_review); its owner is logged in. Shares the sign-in limit per address (RATE_LIMIT_LOGIN_PER_IP)',
+        body: SignupBody,
+        response: {
+          201: SessionResponse,
+          ...errorAnswers(EnvelopeErrorBody, [400, 404, 409, 429]),
         },
       },
-      async (request, reply) => {
-        const body = request.body;
-        await deps.onboarding.signUp(body);
-        const session = await deps.sessions.login(
-          body.email,
-          body.password,
-          undefined,
-          requestOrigin(request),
-        );
-        return reply.code(201).send(signedIn(reply, session, deps.secureCookies));
-      },
-    );
-  }
+    },
+    async (request, reply) => {
+      if (!deps.signup) throw notFound('Sign-up is not open on this gateway');
+      const body = request.body;
+      await deps.onboarding.signUp(body);
+      const session = await deps.sessions.login(body.email, body.password, undefined, requestOrigin(request));
+      return reply.code(201).send(signedIn(reply, session, deps.secureCookies));
+    },
+  );
 
   app.get(
     '/api/onboarding',

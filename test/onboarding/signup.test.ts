@@ -228,6 +228,10 @@ describe('self sign-up and onboarding', () => {
   it('refuses a document with wrong check digits, and an address already taken', async () => {
     const bad = await signUp(signupBody({ document: '12345678900' }));
     expect(bad.res.status).toBe(400);
+    // a state that is no UF: two letters are not enough
+    const noUf = await signUp(signupBody({ address: { ...signupBody().address, state: 'XX' } }));
+    expect(noUf.res.status).toBe(400);
+    expect(noUf.res.text).toContain('address.state must be a UF');
     const body = signupBody();
     expect((await signUp(body)).res.status).toBe(201);
     expect((await signUp({ ...body, document: '52998224725' })).res.status).toBe(409);

@@ -188,7 +188,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   ACCOUNT_NOT_ACTIVE: {
     meaning:
       'The account is waiting for review (a new sign-up): it may log in, use the sandbox and send its documents, but not charge or cash out yet.',
-    action: 'Send the onboarding documents (GET /api/onboarding says what is missing) and wait for approval.',
+    action:
+      "Send the onboarding documents (the panel's Cadastro page, or GET /api/onboarding with its session, says what is missing) and wait for approval.",
     example: 'This account is waiting for review: charges and cashouts open once it is approved',
   },
   ACCOUNT_SUSPENDED: {
