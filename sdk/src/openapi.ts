@@ -27416,20 +27416,19 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "name": "Maria Silva",
-                     *       "legalName": "pedido-1001",
-                     *       "document": "52998224725",
-                     *       "email": "maria@example.com",
+                     *       "name": "Ateliê Aurora",
+                     *       "legalName": "Aurora Costura Ltda",
+                     *       "document": "11.222.333/0001-81",
+                     *       "email": "dona@atelieaurora.com.br",
                      *       "password": "Correta-Cavalo-Bateria-42",
-                     *       "phone": "5511987654321",
+                     *       "phone": "+55 11 98765-4321",
                      *       "address": {
-                     *         "street": "pedido-1001",
-                     *         "number": "pedido-1001",
-                     *         "complement": "pedido-1001",
-                     *         "district": "pedido-1001",
-                     *         "city": "pedido-1001",
-                     *         "state": "pedido-1001",
-                     *         "zipCode": "pedido-1001"
+                     *         "street": "Rua das Flores",
+                     *         "number": "100",
+                     *         "district": "Centro",
+                     *         "city": "São Paulo",
+                     *         "state": "SP",
+                     *         "zipCode": "01001-000"
                      *       }
                      *     }
                      */
@@ -27439,7 +27438,7 @@ export interface paths {
                             complement?: string;
                             district: string;
                             number: string;
-                            /** @description UF, two letters */
+                            /** @description UF (SP, RJ, …) */
                             state: string;
                             street: string;
                             /** @description CEP */
