@@ -132,6 +132,8 @@ describe('the console guides the operator, and the merchant hears the reasons', 
     const approve = page.getByRole('dialog', { name: 'Aprovar o cadastro?' });
     await approve.getByLabel('Plano de tarifas').waitFor();
     await approve.getByText(/a plataforma não tem plano padrão: escolha um para aprovar/).waitFor();
+    // its documents never sent: the operator is told which, before approving
+    await approve.getByText(/Faltam documentos do cadastro: .*Comprovante de endereço/).waitFor();
     await approve.getByRole('option', { name: 'Escolha um plano' }).waitFor({ state: 'attached' });
     expect(await approve.getByRole('option', { name: /Plano padrão da plataforma/ }).count()).toBe(0);
     expect(await approve.getByRole('button', { name: 'Confirmar' }).isDisabled()).toBe(true);

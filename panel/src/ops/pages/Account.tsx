@@ -5,6 +5,7 @@ import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/
 import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
 import { Decision } from '../Decision';
 import { ACCOUNT_STATUS, DOCUMENT_KIND, documentText, METHOD, TRANSFER_INTERVAL } from '../labels';
+import { MissingDocuments } from '../MissingDocuments';
 import { hasOwnPlan, PlanChoiceFields, usePlanChoice } from '../PlanChoice';
 import { AccountAudit } from './Audit';
 import { AccountDeliveries } from './Deliveries';
@@ -165,10 +166,13 @@ function AccountDecision({
 function Approve({
   account,
   hasPlan,
+  missing,
   onChanged,
 }: {
   account: AccountProfile;
   hasPlan: boolean;
+  /** The onboarding documents it has not sent. */
+  missing: string[];
   onChanged: () => void;
 }) {
   const text = ACTION_TEXT.approve;
@@ -188,6 +192,7 @@ function Approve({
       <p>
         <strong>{account.name}</strong> — {text.effect}
       </p>
+      <MissingDocuments missing={missing} />
       <PlanChoiceFields choice={choice} id="approve-plan" />
     </Decision>
   );
@@ -196,10 +201,12 @@ function Approve({
 function Actions({
   account,
   hasPlan,
+  missing,
   onChanged,
 }: {
   account: AccountProfile;
   hasPlan: boolean;
+  missing: string[];
   onChanged: () => void;
 }) {
   const actions = actionsFor(account);
@@ -209,7 +216,13 @@ function Actions({
       <div class="actions">
         {actions.map((action) =>
           action === 'approve' ? (
-            <Approve key={action} account={account} hasPlan={hasPlan} onChanged={onChanged} />
+            <Approve
+              key={action}
+              account={account}
+              hasPlan={hasPlan}
+              missing={missing}
+              onChanged={onChanged}
+            />
           ) : (
             <AccountDecision key={action} account={account} action={action} onChanged={onChanged} />
           ),
@@ -362,7 +375,7 @@ export function Account({ id }: { id: number }) {
           {a.status !== 'closed' && <AssignPlan accountId={a.id} onDone={load} />}
         </Card>
       </div>
-      <Actions account={a} hasPlan={hasPlan} onChanged={load} />
+      <Actions account={a} hasPlan={hasPlan} missing={detail.missingDocuments} onChanged={load} />
       <Card title="Documentos">
         {detail.documents.length === 0 ? (
           <p class="muted">Nenhum documento enviado.</p>

@@ -5,10 +5,12 @@ import { label } from '../../ui/labels';
 import { api, type Review, reaches } from '../api';
 import { Decision } from '../Decision';
 import { REVIEW_KIND } from '../labels';
+import { MissingDocuments } from '../MissingDocuments';
 import { hasOwnPlan, PlanChoiceFields, usePlanChoice } from '../PlanChoice';
 
 function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
   const [reason, setReason] = useState('');
+  const [missing, setMissing] = useState<string[]>([]);
   const choice = usePlanChoice();
   const may = review.kind === 'onboarding' ? reaches('admin') : reaches('risk');
   if (!may) return <span class="muted">—</span>;
@@ -23,7 +25,13 @@ function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
         ready={!onboarding || choice.ready}
         onOpen={() => {
           // an onboarding approval needs a fee plan: the account's, the platform's default, or one chosen here
-          if (onboarding) void api.account(review.accountId).then((d) => choice.open(hasOwnPlan(d)));
+          if (onboarding) {
+            setMissing([]);
+            void api.account(review.accountId).then((d) => {
+              setMissing(d.missingDocuments);
+              choice.open(hasOwnPlan(d));
+            });
+          }
         }}
         run={async () => {
           if (!onboarding) {
@@ -41,6 +49,7 @@ function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
             ? `${account} passa a fazer cobranças e saques reais.`
             : `${account}: ${review.reason}. Aprovar libera o que a análise segurava.`}
         </p>
+        {onboarding && <MissingDocuments missing={missing} />}
         {onboarding && <PlanChoiceFields choice={choice} id={`review-plan-${review.id}`} />}
       </Decision>{' '}
       <Decision
@@ -108,7 +117,10 @@ export function Reviews() {
               <td>#{r.id}</td>
               <td>{label(REVIEW_KIND, r.kind)}</td>
               <td>
-                <a href={`#/contas/${r.accountId}`}>{r.accountName ?? `#${r.accountId}`}</a>
+                {/* the number too: two sign-ups may share a name */}
+                <a href={`#/contas/${r.accountId}`}>
+                  {r.accountName ? `${r.accountName} (#${r.accountId})` : `#${r.accountId}`}
+                </a>
               </td>
               <td>{r.reason}</td>
               <td>{date(r.createdAt)}</td>
