@@ -40,6 +40,24 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** "Nova cobrança" filled for a boleto: the method, the amount, the due date and the payer with their address. */
+async function fillBoleto(f: { amount: string; description: string; dueDate: string; zipCode: string }) {
+  await page.getByLabel('Boleto (com Pix)').check();
+  await page.getByLabel('Valor (R$)').fill(f.amount);
+  await page.getByLabel('Descrição').fill(f.description);
+  await page.getByLabel('Vencimento').fill(f.dueDate);
+  await page.getByLabel('Nome').fill('Maria Silva');
+  await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
+  await page.getByLabel('E-mail').fill('maria@example.com');
+  await page.getByLabel('Telefone').fill('+55 11 98765-4321');
+  await page.getByLabel('Rua').fill('Rua das Flores');
+  await page.getByLabel('Número').fill('100');
+  await page.getByLabel('Bairro').fill('Centro');
+  await page.getByLabel('Cidade').fill('São Paulo');
+  await page.getByLabel('UF').selectOption('SP');
+  await page.getByLabel('CEP').fill(f.zipCode);
+}
+
 describe('"Nova cobrança" issues a boleto', () => {
   it('from the sales page: due date, the payer and their address; the sale page shows the line, a copy button and the PDF', async () => {
     await page.goto(`${server.url}/`);
@@ -51,21 +69,13 @@ describe('"Nova cobrança" issues a boleto', () => {
     await page.getByRole('link', { name: 'Nova cobrança' }).click();
     await page.getByRole('heading', { level: 1, name: 'Nova cobrança' }).waitFor();
 
-    await page.getByLabel('Boleto (com Pix)').check();
-    await page.getByLabel('Valor (R$)').fill('1.234,56');
-    await page.getByLabel('Descrição').fill('Curso online');
-    await page.getByLabel('Vencimento').fill(spDay(5));
-    await page.getByLabel('Nome').fill('Maria Silva');
-    await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
-    await page.getByLabel('E-mail').fill('maria@example.com');
-    await page.getByLabel('Telefone').fill('+55 11 98765-4321');
     // a CEP of 7 digits: the server's refusal is shown in Portuguese, naming the field
-    await page.getByLabel('Rua').fill('Rua das Flores');
-    await page.getByLabel('Número').fill('100');
-    await page.getByLabel('Bairro').fill('Centro');
-    await page.getByLabel('Cidade').fill('São Paulo');
-    await page.getByLabel('UF').selectOption('SP');
-    await page.getByLabel('CEP').fill('01001-00X');
+    await fillBoleto({
+      amount: '1.234,56',
+      description: 'Curso online',
+      dueDate: spDay(5),
+      zipCode: '01001-00X',
+    });
     await page.getByRole('button', { name: 'Emitir boleto' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Dados inválidos: confira o CEP.');
     await shot(page, 'boleto-01-new-charge-refused');
@@ -134,19 +144,12 @@ describe('"Nova cobrança" issues a boleto', () => {
   it('with a fine, monthly interest, days payable after the due date and a discount, each refused beside its field', async () => {
     await page.goto(`${server.url}/#/cobrancas/nova`);
     await page.getByRole('heading', { level: 1, name: 'Nova cobrança' }).waitFor();
-    await page.getByLabel('Boleto (com Pix)').check();
-    await page.getByLabel('Valor (R$)').fill('200,00');
-    await page.getByLabel('Descrição').fill('Mensalidade');
-    await page.getByLabel('Vencimento').fill(spDay(10));
-    await page.getByLabel('Nome').fill('Maria Silva');
-    await page.getByLabel('CPF ou CNPJ').fill('529.982.247-25');
-    await page.getByLabel('E-mail').fill('maria@example.com');
-    await page.getByLabel('Telefone').fill('+55 11 98765-4321');
-    await page.getByLabel('Rua').fill('Rua das Flores');
-    await page.getByLabel('Número').fill('100');
-    await page.getByLabel('Bairro').fill('Centro');
-    await page.getByLabel('Cidade').fill('São Paulo');
-    await page.getByLabel('CEP').fill('01001-000');
+    await fillBoleto({
+      amount: '200,00',
+      description: 'Mensalidade',
+      dueDate: spDay(10),
+      zipCode: '01001-000',
+    });
     await page.getByLabel('Multa (%)').fill('2,5');
     await page.getByLabel('Juros ao mês (%)').fill('1');
     await page.getByLabel('Dias para pagar em atraso').fill('15');

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
 import { api, can, type Dispute, type Refunds, type Sale } from '../api';
-import { ApiError, FormError } from '../ui/api-error';
+import { FormError } from '../ui/api-error';
+import { invalidField } from '../ui/field-errors';
 import { centsOf, date, digitableLineText, money } from '../ui/format';
 import { Card, CopyButton, ErrorText, Table } from '../ui/kit';
 import { DISPUTE_KIND, DISPUTE_STATUS, label, METHODS, SALE_STATUS } from '../ui/labels';
@@ -322,14 +323,6 @@ function LostInDisputes(props: { sale: Sale; refunds: Refunds; disputes: Dispute
   return <> ({money(byDisputes)} por contestação perdida)</>;
 }
 
-/** The server's refusals of a refund's amount (more than is left, less than allowed, more than the balance). */
-const AMOUNT_REFUSALS = new Set([
-  'MINIMUM_VALUE',
-  'MAXIMUM_VALUE',
-  'INSUFFICIENT_BALANCE',
-  'VALIDATION_ERROR',
-]);
-
 /** What of a sale the payer may still get back. */
 const leftOf = (sale: Sale) => (sale.paidAmount ?? sale.amount) - sale.refundedAmount;
 
@@ -420,11 +413,7 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
               required
               value={form.amount}
               // what the form refused, or the server's refusal of the amount, is this field's
-              aria-invalid={
-                error instanceof FormError ||
-                (error instanceof ApiError && AMOUNT_REFUSALS.has(error.code)) ||
-                undefined
-              }
+              aria-invalid={error instanceof FormError || invalidField(error) !== null || undefined}
               aria-describedby="refund-left"
               onInput={(e) => {
                 // another amount is another refund: a new key
