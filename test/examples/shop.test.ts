@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGateway } from '../support/cli.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { freePort } from '../support/ports.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { freePort, type Running, spawnCollecting } from '../support/snippets.js';
+import { type Running, spawnCollecting } from '../support/snippets.js';
 import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 

@@ -8,7 +8,8 @@ import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { pspProblems } from '../support/pix-openapi.js';
-import { freePort, startBcbGateway } from '../support/psp.js';
+import { freePort } from '../support/ports.js';
+import { startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;

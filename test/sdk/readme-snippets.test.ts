@@ -11,15 +11,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { freePort } from '../support/ports.js';
 import { startServer, type TestServer } from '../support/server.js';
-import {
-  blocksOf,
-  freePort,
-  type Running,
-  type Snippet,
-  snippetsOf,
-  spawnCollecting,
-} from '../support/snippets.js';
+import { blocksOf, type Running, type Snippet, snippetsOf, spawnCollecting } from '../support/snippets.js';
 import { waitUntil } from '../support/wait.js';
 import { deliveries } from '../support/webhooks.js';
 

@@ -12,8 +12,9 @@ import { Gateway, isSaleEvent, type WebhookEvent, webhookHandler } from '../../s
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
+import { freePort } from '../support/ports.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { freePort, type Running, spawnCollecting } from '../support/snippets.js';
+import { type Running, spawnCollecting } from '../support/snippets.js';
 import { waitUntil } from '../support/wait.js';
 import { createWebhook, deliveries } from '../support/webhooks.js';
 

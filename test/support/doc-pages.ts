@@ -8,11 +8,11 @@ import {
   readFileSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { LogWatch } from './log-watch.js';
+import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
 
 /**
@@ -72,23 +72,6 @@ function documentedSettings(): string[] {
   for (const row of table.split('\n').filter((l) => l.startsWith('| `')))
     for (const m of row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1]!);
   return [...names];
-}
-
-/**
- * A port free now, below Linux's ephemeral range (32768–60999): one the kernel handed out for listen(0) was
- * taken, between this check and the gateway's bind, by an outgoing connection's local port (EADDRINUSE, seen
- * once in a full run); a port under the range is never given to one.
- */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
 }
 
 function realNpx(): string {

@@ -3,7 +3,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, PG_BIN, postgresOwnedDir, removeDir } from './pg-cluster.js';
+import { PG_BIN, postgresOwnedDir, removeDir } from './pg-cluster.js';
+import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
 
 /**

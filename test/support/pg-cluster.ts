@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { appendFileSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './ports.js';
 
 /**
  * PostgreSQL 15 clusters of this machine's Debian binaries, run as the `postgres` user, for failover and
@@ -37,14 +37,6 @@ function postgresIds(): { uid: number; gid: number } {
   if (!line) throw new Error('no postgres user on this machine');
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export class Cluster {

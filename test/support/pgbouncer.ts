@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, postgresOwnedDir, removeDir } from './pg-cluster.js';
+import { postgresOwnedDir, removeDir } from './pg-cluster.js';
+import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
 
 /**

@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DevPsp, type DevPspOptions } from '../../src/devpsp/server.js';
@@ -7,6 +6,7 @@ import { DEV_RECEIVER_KEY, gatewaySettingsFor } from '../../src/devpsp/settings.
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { BcbProcessor } from '../../src/pix/adapter.js';
 import { cancelExpiredCharges } from '../../src/sales/charges.js';
+import { freePort } from './ports.js';
 import { startServer, type TestServer } from './server.js';
 
 /** The receiver key of the tests' merchant of record (an EVP key). */
@@ -23,14 +23,6 @@ export async function startPsp(
     psp,
     env: (port) => ({ ...settings, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port) }),
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A local PSP and a gateway (workers off) that charges through it with PIX_PROCESSOR=bcb. */

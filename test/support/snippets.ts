@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 
 /**
  * Fenced code blocks of a README that a test runs. The info string's second word says how: `setup` (the
@@ -62,11 +61,3 @@ export function spawnCollecting(
   };
   return { child, out, exited, stop };
 }
-
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });

@@ -21,8 +21,9 @@ import { cardEnding } from '../../cards/cards.js';
 import { runGateway } from '../../support/cli.js';
 import { call } from '../../support/http.js';
 import { admin, freshDatabase, NAMESPACE, urlFor } from '../../support/pg.js';
+import { freePort } from '../../support/ports.js';
 import { type ChildServer, spawnGateway } from '../../support/server.js';
-import { freePort, type Running, spawnCollecting } from '../../support/snippets.js';
+import { type Running, spawnCollecting } from '../../support/snippets.js';
 import { waitUntil } from '../../support/wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

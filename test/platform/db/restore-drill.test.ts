@@ -13,14 +13,8 @@ import type { Runtime } from '../../../src/runtime.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';
-import {
-  type Cluster,
-  freePort,
-  initPrimary,
-  PG_BIN,
-  postgresOwnedDir,
-  removeDir,
-} from '../../support/pg-cluster.js';
+import { type Cluster, initPrimary, PG_BIN, postgresOwnedDir, removeDir } from '../../support/pg-cluster.js';
+import { freePort } from '../../support/ports.js';
 import { startServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 

@@ -7,7 +7,8 @@ import { createCashout, type Withdrawal, waitForStatus, withdrawalEvents } from 
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { fundMerchant } from '../../support/ledger.js';
-import { freePort, RECEIVER_KEY, startPsp } from '../../support/psp.js';
+import { freePort } from '../../support/ports.js';
+import { RECEIVER_KEY, startPsp } from '../../support/psp.js';
 import { startServer, type TestServer } from '../../support/server.js';
 import { waitUntil } from '../../support/wait.js';
 

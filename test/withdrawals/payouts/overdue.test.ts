@@ -8,7 +8,8 @@ import { type PayoutProviders, payoutProviders } from '../../../src/withdrawals/
 import { createCashout, lookup, type Withdrawal, withdrawalEvents } from '../../support/cashouts.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { fundMerchant } from '../../support/ledger.js';
-import { freePort, startPsp } from '../../support/psp.js';
+import { freePort } from '../../support/ports.js';
+import { startPsp } from '../../support/psp.js';
 import { startServer, type TestServer } from '../../support/server.js';
 
 // Workers off: the test is the worker, and decides when a withdrawal has waited 30 minutes.
