@@ -24,8 +24,16 @@ type Changed = Pick<
   | 'refund_pending_net'
   | 'updated_at'
   | 'completed_at'
+  | 'refusal_reason'
   | 'public_json'
 >;
+
+/**
+ * A card sale refused by a status report that gave no reason (the sandbox's status route, a processor's callback
+ * naming only the status) carries the acquirer's generic denial, as the contract gives every refused card sale a
+ * `refusalReason`; one the acquirer's own answer gave keeps it.
+ */
+export const UNSTATED_CARD_REFUSAL = { code: '05', message: 'Não Autorizada' } as const;
 
 /**
  * Everything checked moves of distinct locked sales write, in ONE statement (one round trip whatever their
@@ -51,8 +59,14 @@ export function movedSale(before: SaleRow, to: SaleStatus): SaleRow {
     refunded_amount: to === 'ESTORNADO' ? paid : before.refunded_amount,
     refunded_net: to === 'ESTORNADO' ? before.net_amount : before.refunded_net,
     refund_pending_net: to === 'ESTORNADO' ? 0 : before.refund_pending_net,
+    refusal_reason:
+      to === 'RECUSADO' && before.refusal_reason === null && isCardMethod(before.payment_method)
+        ? { ...UNSTATED_CARD_REFUSAL }
+        : before.refusal_reason,
   };
 }
+
+const isCardMethod = (m: SaleRow['payment_method']) => m === 'CREDIT_CARD' || m === 'DEBIT_CARD';
 
 export async function writeMoves(
   tx: Queryable,
@@ -76,11 +90,16 @@ export async function writeMoves(
            refund_pending_net = CASE WHEN v.status = 'ESTORNADO' THEN 0 ELSE s.refund_pending_net END,
            completed_at = CASE WHEN v.status = 'PAGO'
                                THEN COALESCE(s.completed_at, date_trunc('milliseconds', now()))
-                               ELSE s.completed_at END
+                               ELSE s.completed_at END,
+           -- a card refused by a report with no reason of its own: the acquirer's generic denial (movedSale)
+           refusal_reason = CASE WHEN v.status = 'RECUSADO' AND s.refusal_reason IS NULL
+                                      AND s.payment_method IN ('CREDIT_CARD', 'DEBIT_CARD')
+                                 THEN '${JSON.stringify(UNSTATED_CARD_REFUSAL)}'::json
+                                 ELSE s.refusal_reason END
          -- = ANY gives the planner the index (it guesses 100 rows for unnest and would scan every sale)
          FROM v WHERE s.id = ANY($1::bigint[]) AND s.id = v.id
        RETURNING s.id, s.status, s.reserve_held, s.paid_amount, s.refunded_amount, s.refunded_net, s.refund_pending_net,
-                 s.updated_at, s.completed_at, s.public_json),
+                 s.updated_at, s.completed_at, s.refusal_reason, s.public_json),
      ${notifications.ctes},
      ${ledger.ctes}
      SELECT s.*, (SELECT count(*) FROM p)::int AS _postings FROM s`,
@@ -92,7 +111,7 @@ export async function writeMoves(
       ...ledger.params,
     ],
     // planned once per connection: the text is fixed, and its planning cost about as much as its execution
-    { prepare: 'settle_write_moves_v7' },
+    { prepare: 'settle_write_moves_v8' },
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const first = rows[0];

@@ -155,6 +155,28 @@ describe('sale notification facts (outbox rows)', () => {
     for (const e of events) expect(e.postback_url).toBeNull();
   });
 
+  it("a card sale refused by a report that gives no reason carries the acquirer's generic denial (Sale, webhook, postback); a PIX none", async () => {
+    const card = await sandboxSale(server, merchant, {
+      paymentMethod: 'CREDIT_CARD',
+      postbackUrl: 'https://merchant.example/pb',
+    });
+    const refused = await moveTo(server, merchant, card.uuid, 'RECUSADO');
+    const denial = { code: '05', message: 'Não Autorizada' };
+    expect(refused.body).toMatchObject({ status: 'RECUSADO', refusalReason: denial });
+    const look = await call<SaleBody>('GET', `${server.url}/api/transactions/${card.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(look.body).toMatchObject({ refusalReason: denial });
+    const fact = (await eventsOf(server, 'sale', card.id)).find((e) => e.event_type === 'sale.refused')!;
+    expect(JSON.parse(fact.webhook_body).refusalReason).toEqual(denial);
+    expect(JSON.parse(fact.postback_body!).refusalReason).toEqual(denial);
+
+    const pix = await sandboxSale(server, merchant);
+    const pixRefused = await moveTo(server, merchant, pix.uuid, 'RECUSADO');
+    expect(pixRefused.body.status).toBe('RECUSADO');
+    expect(pixRefused.body).not.toHaveProperty('refusalReason');
+  });
+
   it('EM_PROCESSAMENTO records nothing; a repeated status records nothing', async () => {
     const s = await sandboxSale(server, merchant, { postbackUrl: 'https://merchant.example/pb' });
     await moveTo(server, merchant, s.uuid, 'EM_PROCESSAMENTO');
