@@ -51,7 +51,7 @@ export const boletoCommands: Command[] = [
     path: ['boletos', 'remessa'],
     usage: 'gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json]',
     summary:
-      'Writes the CNAB 240 registration file (segments P and Q, and R for a fine) of the boletos issued that São Paulo day and still awaiting payment (one cancelled or paid already is left out).',
+      "Writes the CNAB 240 registration file of a São Paulo day: the boletos issued that day and still awaiting payment (segments P and Q, and R for a fine; one cancelled or paid already is left out), and a baixa (movement 02) of each boleto an earlier day's file registered that was cancelled or paid by its Pix since.",
     example: 'gateway boletos remessa --date 2026-11-25 --out REMESSA_20261125.rem',
     optionHelp: {
       date: 'the day (São Paulo) whose boletos are registered',
@@ -63,17 +63,30 @@ export const boletoCommands: Command[] = [
       if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(day)))
         throw new UsageError('--date must be a date YYYY-MM-DD');
       const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
-      const [{ boletosToRegister }, { beneficiaryKey }, { remessa }] = await Promise.all([
+      const [{ remessaOf, recordRemessa }, { beneficiaryKey }, { remessa }] = await Promise.all([
         import('./registration.js'),
         import('./issue.js'),
         import('./remessa.js'),
       ]);
-      const { register, leftOut } = await boletosToRegister(db, beneficiaryKey(config.boleto), day);
+      const content = await remessaOf(db, beneficiaryKey(config.boleto), day);
       const sequence = Number(day.replace(/-/g, '').slice(2)); // one file a day: the date is its number
-      writeFileSync(out, remessa(config.boleto, day, sequence, register), 'latin1');
+      await recordRemessa(db, day, content, () =>
+        writeFileSync(
+          out,
+          remessa(config.boleto, day, sequence, content.register, content.takeDown),
+          'latin1',
+        ),
+      );
+      const { register, takeDown, leftOut } = content;
+      const notes = [
+        ...(leftOut > 0 ? [`${leftOut} left out: cancelled or paid already`] : []),
+        ...(takeDown.length > 0
+          ? [`${takeDown.length} taken down: cancelled or paid by Pix since registered`]
+          : []),
+      ];
       return {
-        result: { file: out, boletos: register.length, leftOut },
-        text: `${out}: ${register.length} boletos${leftOut > 0 ? ` (${leftOut} left out: cancelled or paid already)` : ''}`,
+        result: { file: out, boletos: register.length, takenDown: takeDown.length, leftOut },
+        text: `${out}: ${register.length} boletos${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`,
       };
     },
   },

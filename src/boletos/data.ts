@@ -23,6 +23,8 @@ export interface BoletoRow {
   created_at: Date;
   cnab_paid_on: string | null;
   cnab_paid_amount: number | null;
+  /** The São Paulo day of the remessa that registered it at the bank; null until one did. */
+  registered_on: string | null;
   /** The shop that sold (the beneficiário final), as named when issued; null for boletos issued before. */
   shop_name: string | null;
   /** What was bought ("2 × Camiseta, Frete"), printed in the instructions; null for boletos issued before. */
@@ -32,7 +34,8 @@ export interface BoletoRow {
 const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount,
   to_char(due_date, 'YYYY-MM-DD') AS due_date, days_after_due, fine_bp, monthly_interest_bp, discount_cents,
   to_char(discount_until, 'YYYY-MM-DD') AS discount_until, txid, pix_copy_paste, payer, created_at,
-  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description`;
+  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description,
+  to_char(registered_on, 'YYYY-MM-DD') AS registered_on`;
 
 /**
  * `count` nossos números, drawn from the one sequence every beneficiary's come from (migration 273): no row lock and
@@ -48,7 +51,10 @@ export async function takeNossoNumeros(db: Queryable, count: number): Promise<nu
   return rows.map((row) => Number(row.n)).sort((a, b) => a - b);
 }
 
-export type NewBoleto = Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_paid_amount'> & {
+export type NewBoleto = Omit<
+  BoletoRow,
+  'created_at' | 'cnab_paid_on' | 'cnab_paid_amount' | 'registered_on'
+> & {
   pdfTokenHash: Buffer;
 };
 
@@ -142,6 +148,42 @@ export async function boletosIssuedOn(db: Queryable, beneficiary: string, day: s
         AND (created_at AT TIME ZONE 'America/Sao_Paulo') < $2::date + 1
       ORDER BY nosso_numero`,
     [beneficiary, day],
+  );
+}
+
+/**
+ * The boletos a remessa of `day` asks the bank to take down, before their terms are read: registered by an
+ * earlier day's file, never liquidated by the bank, and not asked already (or asked by this day's own file,
+ * which is written again alike). Their last payable day is within a few days of due date + daysAfterDue
+ * (moved to a business day); the caller decides it exactly.
+ */
+export async function boletosRegisteredBefore(
+  db: Queryable,
+  beneficiary: string,
+  day: string,
+): Promise<BoletoRow[]> {
+  return db.query<BoletoRow>(
+    `SELECT ${COLUMNS} FROM boletos
+      WHERE beneficiary = $1 AND registered_on IS NOT NULL AND registered_on < $2::date
+        AND cnab_paid_on IS NULL AND (baixa_on IS NULL OR baixa_on = $2::date)
+        AND due_date + days_after_due >= $2::date - 10
+      ORDER BY nosso_numero`,
+    [beneficiary, day],
+  );
+}
+
+/** Records what a remessa of `day` told the bank: these boletos registered, those asked to be taken down. */
+export async function markSentToBank(
+  tx: Queryable,
+  day: string,
+  registered: number[],
+  takenDown: number[],
+): Promise<void> {
+  await tx.query(
+    `UPDATE boletos SET registered_on = COALESCE(registered_on, $1::date),
+            baixa_on = CASE WHEN sale_id = ANY($3::bigint[]) THEN COALESCE(baixa_on, $1::date) ELSE baixa_on END
+      WHERE sale_id = ANY($2::bigint[]) OR sale_id = ANY($3::bigint[])`,
+    [day, registered, takenDown],
   );
 }
 

@@ -1,22 +1,59 @@
 import type { Queryable } from '../platform/db/db.js';
 import { saleStatuses } from '../sales/index.js';
-import { type BoletoRow, boletosIssuedOn } from './data.js';
+import { type BoletoRow, boletosIssuedOn, boletosRegisteredBefore, markSentToBank } from './data.js';
+import { termsOf } from './paid-amount.js';
+import { lastPayableDay } from './terms.js';
+
+/** What a São Paulo day's remessa tells the bank. */
+export interface RemessaContent {
+  /** The day's boletos to register (movement 01). */
+  register: BoletoRow[];
+  /** Boletos an earlier file registered that no payer may pay at the bank any more (movement 02, baixa). */
+  takeDown: BoletoRow[];
+  /** The day's boletos not registered: cancelled or paid before any file named them. */
+  leftOut: number;
+}
 
 /**
- * The boletos of a São Paulo day the bank is to register (the remessa): those still awaiting payment when the
- * file is written. One cancelled by its merchant, or paid already (by its Pix), is left out, so that the bank
- * never asks a payer for a boleto the gateway would not credit; `leftOut` counts them.
+ * The remessa of a São Paulo day: the boletos issued that day still awaiting payment when the file is first
+ * written (one cancelled by its merchant, or paid already by its Pix, is left out, so that the bank never asks a
+ * payer for a boleto the gateway would not credit), and a baixa of each boleto an earlier file registered that
+ * has since stopped awaiting payment (cancelled, or paid by its Pix) while the bank would still take it. The
+ * same day written again names what it named before, and any boleto issued since.
  */
-export async function boletosToRegister(
-  db: Queryable,
-  beneficiary: string,
-  day: string,
-): Promise<{ register: BoletoRow[]; leftOut: number }> {
-  const issued = await boletosIssuedOn(db, beneficiary, day);
+export async function remessaOf(db: Queryable, beneficiary: string, day: string): Promise<RemessaContent> {
+  const [issued, earlier] = await Promise.all([
+    boletosIssuedOn(db, beneficiary, day),
+    boletosRegisteredBefore(db, beneficiary, day),
+  ]);
   const statuses = await saleStatuses(
     db,
-    issued.map((b) => Number(b.sale_id)),
+    [...issued, ...earlier].map((b) => Number(b.sale_id)),
   );
-  const register = issued.filter((b) => statuses.get(Number(b.sale_id))?.status === 'PENDENTE');
-  return { register, leftOut: issued.length - register.length };
+  const awaiting = (b: BoletoRow) => statuses.get(Number(b.sale_id))?.status === 'PENDENTE';
+  const register = issued.filter((b) => awaiting(b) || b.registered_on === day);
+  // one past its last payable day is taken down by the bank itself (the baixa after daysAfterDue of its entry)
+  const takeDown = earlier.filter((b) => !awaiting(b) && lastPayableDay(termsOf(b)) >= day);
+  return { register, takeDown, leftOut: issued.length - register.length };
+}
+
+/**
+ * Records a day's remessa as sent, in one transaction around `write` (the file): its boletos registered that
+ * day, its baixas asked that day. A file that cannot be written records nothing.
+ */
+export async function recordRemessa(
+  db: { tx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
+  day: string,
+  content: RemessaContent,
+  write: () => void,
+): Promise<void> {
+  await db.tx(async (tx) => {
+    await markSentToBank(
+      tx,
+      day,
+      content.register.map((b) => Number(b.sale_id)),
+      content.takeDown.map((b) => Number(b.sale_id)),
+    );
+    write();
+  });
 }

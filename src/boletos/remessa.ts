@@ -86,44 +86,25 @@ export const title = (s: BoletoSettings, nossoNumero: string): Field[] => [
 ];
 
 /**
- * The CNAB 240 registration file (remessa) of a day's boletos: per boleto a segment P (the title: due date,
+ * The CNAB 240 registration file (remessa) of a day: per boleto to register a segment P (the title: due date,
  * value, interest, discount), a Q (the payer) and, when it has a fine, an R (the fine), movement 01 "entrada de
- * títulos". Interest and fine are registered as the gateway reckons them, so that a bank asks the payer what
- * the gateway credits: interest as a monthly rate (código 2, taxa mensal: the bank's day is the month's
- * thirtieth, as amountDueOn's), not a value a day rounded to the cent; the fine as a percentage (código 2), from
- * the day after the due date.
+ * títulos"; per boleto to take down a segment P alone, movement 02 "pedido de baixa". Interest and fine are
+ * registered as the gateway reckons them, so that a bank asks the payer what the gateway credits: interest as
+ * a monthly rate (código 2, taxa mensal: the bank's day is the month's thirtieth, as amountDueOn's), not a value
+ * a day rounded to the cent; the fine as a percentage (código 2), from the day after the due date.
  */
-export function remessa(s: BoletoSettings, day: string, sequence: number, boletos: BoletoRow[]): string {
+export function remessa(
+  s: BoletoSettings,
+  day: string,
+  sequence: number,
+  boletos: BoletoRow[],
+  takeDown: BoletoRow[] = [],
+): string {
   const lines = headers(s, { kind: '1', operation: 'R', day, sequence });
   let n = 0;
   for (const b of boletos) {
-    const created = b.created_at.toISOString().slice(0, 10);
-    // late from the day after the due date as payments are judged by it (moved off a weekend or holiday)
-    const late = toCnabDate(addDays(nextBusinessDay(b.due_date), 1));
-    lines.push(
-      record([
-        ...detail(s.bank, ++n, 'P', '01'),
-        ...title(s, b.nosso_numero),
-        { at: 63, len: 15, value: b.nosso_numero },
-        { at: 78, len: 8, value: toCnabDate(b.due_date), numeric: true },
-        { at: 86, len: 15, value: b.amount, numeric: true },
-        { at: 107, len: 2, value: '02', numeric: true }, // DM: duplicata mercantil
-        { at: 109, len: 1, value: 'N' },
-        { at: 110, len: 8, value: toCnabDate(created), numeric: true },
-        // interest: 2 = taxa mensal (hundredths of a percent, 13+2), from the day after the due date; 3 = none
-        { at: 118, len: 1, value: b.monthly_interest_bp > 0 ? '2' : '3', numeric: true },
-        { at: 119, len: 8, value: b.monthly_interest_bp > 0 ? late : 0, numeric: true },
-        { at: 127, len: 15, value: b.monthly_interest_bp, numeric: true },
-        { at: 142, len: 1, value: b.discount_cents ? '1' : '0', numeric: true },
-        { at: 143, len: 8, value: b.discount_until ? toCnabDate(b.discount_until) : 0, numeric: true },
-        { at: 151, len: 15, value: b.discount_cents ?? 0, numeric: true },
-        { at: 196, len: 25, value: String(b.sale_id) },
-        { at: 221, len: 1, value: '3', numeric: true }, // no protest
-        { at: 224, len: 1, value: '1', numeric: true }, // baixa after the days below
-        { at: 225, len: 3, value: b.days_after_due, numeric: true },
-        { at: 228, len: 2, value: '09', numeric: true }, // real
-      ]),
-    );
+    const late = lateFrom(b);
+    lines.push(segmentP(s, b, ++n, '01'));
     const a = b.payer.address;
     lines.push(
       record([
@@ -158,6 +139,38 @@ export function remessa(s: BoletoSettings, day: string, sequence: number, boleto
       );
     }
   }
+  for (const b of takeDown) lines.push(segmentP(s, b, ++n, '02'));
   lines.push(...trailers(s.bank, n + 1, lines.length));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** Interest and fine run from the day after the due date as payments are judged by it (off a weekend or holiday). */
+const lateFrom = (b: BoletoRow) => toCnabDate(addDays(nextBusinessDay(b.due_date), 1));
+
+/** A boleto's segment P: the title as registered, with the movement asked of the bank (01 entrada, 02 baixa). */
+function segmentP(s: BoletoSettings, b: BoletoRow, n: number, movement: '01' | '02'): string {
+  const created = b.created_at.toISOString().slice(0, 10);
+  const late = lateFrom(b);
+  return record([
+    ...detail(s.bank, n, 'P', movement),
+    ...title(s, b.nosso_numero),
+    { at: 63, len: 15, value: b.nosso_numero },
+    { at: 78, len: 8, value: toCnabDate(b.due_date), numeric: true },
+    { at: 86, len: 15, value: b.amount, numeric: true },
+    { at: 107, len: 2, value: '02', numeric: true }, // DM: duplicata mercantil
+    { at: 109, len: 1, value: 'N' },
+    { at: 110, len: 8, value: toCnabDate(created), numeric: true },
+    // interest: 2 = taxa mensal (hundredths of a percent, 13+2), from the day after the due date; 3 = none
+    { at: 118, len: 1, value: b.monthly_interest_bp > 0 ? '2' : '3', numeric: true },
+    { at: 119, len: 8, value: b.monthly_interest_bp > 0 ? late : 0, numeric: true },
+    { at: 127, len: 15, value: b.monthly_interest_bp, numeric: true },
+    { at: 142, len: 1, value: b.discount_cents ? '1' : '0', numeric: true },
+    { at: 143, len: 8, value: b.discount_until ? toCnabDate(b.discount_until) : 0, numeric: true },
+    { at: 151, len: 15, value: b.discount_cents ?? 0, numeric: true },
+    { at: 196, len: 25, value: String(b.sale_id) },
+    { at: 221, len: 1, value: '3', numeric: true }, // no protest
+    { at: 224, len: 1, value: '1', numeric: true }, // baixa after the days below
+    { at: 225, len: 3, value: b.days_after_due, numeric: true },
+    { at: 228, len: 2, value: '09', numeric: true }, // real
+  ]);
 }

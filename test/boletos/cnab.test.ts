@@ -405,4 +405,56 @@ describe('gateway boletos remessa', () => {
     expect(Number(cut(lotTrailer, 18, 23))).toBe(records.length - 2);
     expect(cut(records.at(-1)!, 24, 29)).toBe(String(records.length).padStart(6, '0'));
   });
+
+  it('asks the bank to take down (movement 02) a registered boleto cancelled or paid by its Pix since, once; never one it was not told of', async () => {
+    const [cancelled, paidByPix, open, neverSent] = [
+      await issue(),
+      await issue(),
+      await issue(),
+      await issue(),
+    ];
+    await call('POST', `${server.url}/api/transactions/${neverSent.uuid}/cancel`, { headers: merchant.keys });
+    const write = async (day: string) => {
+      const out = path.join(dir, `remessa-${day}-${Math.random()}.rem`);
+      const res = await runGateway(['boletos', 'remessa', '--date', day, '--out', out, '--json'], env());
+      expect(res.code, res.stderr).toBe(0);
+      const records = readFileSync(out, 'latin1').replace(/\r\n$/, '').split('\r\n');
+      expect(records.every((r) => r.length === 240)).toBe(true);
+      const movementOf = (b: BoletoSaleBody) =>
+        records
+          .filter((r) => cut(r, 14, 14) === 'P' && cut(r, 38, 57).endsWith(b.boleto.nossoNumero))
+          .map((r) => ({ movement: cut(r, 16, 17), next: cut(records[records.indexOf(r) + 1]!, 14, 14) }));
+      return { json: JSON.parse(res.stdout), movementOf, records };
+    };
+    const today = await write(spDay(0));
+    for (const b of [cancelled, paidByPix, open])
+      expect(today.movementOf(b)).toEqual([{ movement: '01', next: 'Q' }]);
+    expect(today.movementOf(neverSent)).toEqual([]);
+
+    const cancel = await call('POST', `${server.url}/api/transactions/${cancelled.uuid}/cancel`, {
+      headers: merchant.keys,
+    });
+    expect(cancel.status, cancel.text).toBe(200);
+    expect((await moveTo(server, merchant, paidByPix.uuid, 'PAGO')).status).toBe(200);
+
+    // the next day's file: a baixa of each, a segment P alone; the open one and the one never sent, nothing
+    const tomorrow = await write(spDay(1));
+    expect(tomorrow.movementOf(cancelled)).toEqual([
+      { movement: '02', next: expect.not.stringMatching(/^Q$/) },
+    ]);
+    expect(tomorrow.movementOf(paidByPix)).toEqual([
+      { movement: '02', next: expect.not.stringMatching(/^Q$/) },
+    ]);
+    expect(tomorrow.movementOf(open)).toEqual([]);
+    expect(tomorrow.movementOf(neverSent)).toEqual([]);
+    expect(tomorrow.json.takenDown).toBeGreaterThanOrEqual(2);
+    // the lot trailer counts the baixas too
+    expect(Number(cut(tomorrow.records.at(-2)!, 18, 23))).toBe(tomorrow.records.length - 2);
+    // written again, that day's file is the same; the day after asks nothing again; the first day's is unchanged
+    expect((await write(spDay(1))).records).toEqual(tomorrow.records);
+    const after = await write(spDay(2));
+    expect(after.movementOf(cancelled)).toEqual([]);
+    expect(after.movementOf(paidByPix)).toEqual([]);
+    expect((await write(spDay(0))).movementOf(cancelled)).toEqual([{ movement: '01', next: 'Q' }]);
+  });
 });

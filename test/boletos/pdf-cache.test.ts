@@ -39,6 +39,7 @@ const row = (saleId: number): BoletoRow => ({
   created_at: new Date(),
   cnab_paid_on: null,
   cnab_paid_amount: null,
+  registered_on: null,
 });
 
 describe('BoletoPdfCache', () => {
