@@ -331,12 +331,12 @@ export const api = {
   refund: (id: string, amountCents: number, key: string) =>
     request<RefundedSale>(
       'POST',
-      `/api/transactions/${encodeURIComponent(id)}/refund`,
+      `/api/sales/${encodeURIComponent(id)}/refund`,
       { amountCents },
       { 'idempotency-key': key },
     ),
-  /** The same route as the API's (two doors): the panel's session reads it too. */
-  refunds: (id: string) => request<Refunds>('GET', `/api/transactions/${encodeURIComponent(id)}/refunds`),
+  /** The panel's door of the API's refunds list (GET /api/transactions/{id}/refunds). */
+  refunds: (id: string) => request<Refunds>('GET', `/api/sales/${encodeURIComponent(id)}/refunds`),
   simulatePayment: (id: string) =>
     request<Sale>('POST', `/api/sales/${encodeURIComponent(id)}/simulate-payment`),
   sandbox: () => request<{ enabled: boolean }>('GET', '/api/panel/sandbox'),

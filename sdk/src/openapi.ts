@@ -23904,6 +23904,528 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sales/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a paid sale in full or in part (its money is held until the processor answers)
+         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one. The panel session, errors in shape A; another account’s sale: 404 (API keys use POST /api/transactions/{id}/refund).
+         *
+         *     Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description 1–255 visible ASCII characters; kept 24 h */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "amountCents": 1500
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Cents to return to the payer; all that is left of the sale when absent
+                         * @example 1500
+                         */
+                        amountCents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The Sale (refundedAmount after this refund's effect, once made) and the refund */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 1042,
+                         *       "uuid": "0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41",
+                         *       "status": "PAGO",
+                         *       "amount": 9980,
+                         *       "netAmount": 9582,
+                         *       "systemFee": 398,
+                         *       "reserveAmount": 0,
+                         *       "paymentMethod": "PIX",
+                         *       "date": "2026-11-25T13:45:12.345Z",
+                         *       "completedAt": "2026-11-25T13:47:03.120Z",
+                         *       "customer": {
+                         *         "name": "Maria Silva",
+                         *         "email": "maria@example.com",
+                         *         "document": "52998224725",
+                         *         "phone": "5511987654321"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "id": 2210,
+                         *           "title": "Camiseta",
+                         *           "unitPrice": 4990,
+                         *           "quantity": 2,
+                         *           "tangible": true
+                         *         }
+                         *       ],
+                         *       "pixKey": "00020101021226880014br.gov.bcb.pix2566pix.example.com/qr/v2/9d36b84f5204000053039865802BR6304A1B2",
+                         *       "cardLastFour": null,
+                         *       "cardBrand": null,
+                         *       "boletoCode": null,
+                         *       "externalTransactionId": "0b6f1c3e5a8e4c6a9d1b2f6f0d3a8e41",
+                         *       "installments": null,
+                         *       "shipping": {
+                         *         "street": "Rua das Flores",
+                         *         "number": "100",
+                         *         "city": "São Paulo",
+                         *         "state": "SP",
+                         *         "zipCode": "01001000"
+                         *       },
+                         *       "metadata": {
+                         *         "orderId": "pedido-1001"
+                         *       },
+                         *       "expiresAt": "2026-11-25T14:45:12.345Z",
+                         *       "refundedAmount": 2000,
+                         *       "paidAmount": 9980,
+                         *       "refund": {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z",
+                         *         "allocation": [
+                         *           {
+                         *             "party": "platform",
+                         *             "amountCents": 1920,
+                         *             "fromReceivableCents": 0,
+                         *             "fromAvailableCents": 1920
+                         *           }
+                         *         ],
+                         *         "feeReturnedCents": 80
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            amount: number;
+                            /** @description BOLETO sales: the boleto híbrido */
+                            boleto?: {
+                                /** @description 44 digits (FEBRABAN) */
+                                barcode: string;
+                                /** @description The linha digitável, 47 digits */
+                                digitableLine: string;
+                                dueDate: string;
+                                nossoNumero: string;
+                                /** @description The payer's link to the PDF (no key needed) */
+                                pdfUrl: string;
+                                pixCopyPaste: string;
+                                pixQrCode: string;
+                            };
+                            boletoCode: string | null;
+                            cardBrand: string | null;
+                            cardLastFour: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a checkout session: the session
+                             */
+                            checkoutSessionId?: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            contrato?: string;
+                            customer: {
+                                document: string;
+                                email: string;
+                                name: string;
+                                phone: string;
+                            };
+                            /** Format: date-time */
+                            date: string;
+                            /**
+                             * Format: date-time
+                             * @description When an unpaid charge expires; null for other sales
+                             */
+                            expiresAt: string | null;
+                            externalTransactionId: string;
+                            id: number;
+                            idRec?: string;
+                            installments: number | null;
+                            items: {
+                                id: number;
+                                quantity: number;
+                                tangible: boolean;
+                                title: string;
+                                unitPrice: number;
+                            }[];
+                            /** @description The charge's metadata as given; {} when none */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            netAmount: number;
+                            /** @description What the payer paid, in cents, set when the sale becomes PAGO (a boleto: with fine and interest or less its discount; a card: what was captured); null until paid */
+                            paidAmount: number | null;
+                            /**
+                             * Format: uuid
+                             * @description Sales paid through a payment link: the link
+                             */
+                            paymentLinkId?: string;
+                            /** @enum {string} */
+                            paymentMethod: "PIX" | "CREDIT_CARD" | "DEBIT_CARD" | "BOLETO" | "TRANSFER" | "PIX_AUTOMATICO";
+                            pixKey: string | null;
+                            refund: components["schemas"]["SaleRefund"];
+                            /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
+                            refundedAmount: number;
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            refusalReason?: {
+                                code: string;
+                                message: string;
+                            };
+                            reserveAmount: number;
+                            /** @description The risk rules' decision on the sale */
+                            risk?: {
+                                /** @description allow, review or block */
+                                decision: string;
+                                /** @description A review: pending, approved, rejected or expired */
+                                reviewStatus?: string;
+                                /** @description The id of the rule that decided; null for allow */
+                                rule: number | null;
+                                ruleName?: string;
+                            };
+                            shipping: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Split payments only: who gets what of the sale */
+                            split?: {
+                                amountCents?: number;
+                                chargeFees: boolean;
+                                liable: boolean;
+                                /** @description What enters this party's balance when the sale is paid */
+                                netCents: number;
+                                percent?: number;
+                                /** @description The recipient; null for the platform (the account itself), always last */
+                                recipientId: string | null;
+                            }[];
+                            /** @enum {string} */
+                            status: "PENDENTE" | "EM_PROCESSAMENTO" | "PAGO" | "CANCELADO" | "RECUSADO" | "ESTORNADO" | "FALHA" | "CHARGEBACK" | "MED";
+                            /**
+                             * Format: uuid
+                             * @description A subscription's sales: the subscription whose period it charges
+                             */
+                            subscriptionId?: string;
+                            systemFee: number;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sales/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)
+         * @description The panel session, errors in shape A; another account’s sale: 404 (API keys use GET /api/transactions/{id}/refunds).
+         *
+         *     Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "2c9d7e4a-1f3b-4a5c-8d6e-7f8a9b0c1d2e",
+                         *         "amountCents": 2000,
+                         *         "status": "succeeded",
+                         *         "reason": null,
+                         *         "createdAt": "2026-11-25T14:02:10.441Z",
+                         *         "completedAt": "2026-11-25T14:02:11.007Z",
+                         *         "allocation": [
+                         *           {
+                         *             "party": "platform",
+                         *             "amountCents": 5860,
+                         *             "fromReceivableCents": 5860,
+                         *             "fromAvailableCents": 0
+                         *           }
+                         *         ],
+                         *         "feeReturnedCents": 140
+                         *       }
+                         *     ]
+                         */
+                        "application/json": components["schemas"]["SaleRefund"][];
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sales/{id}/simulate-payment": {
         parameters: {
             query?: never;
@@ -30522,7 +31044,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid sale in full or in part (its money is held until the processor answers)
-         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one. API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
+         * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one. API keys, errors in shape D (the panel's door is POST /api/sales/{id}/refund).
          */
         post: {
             parameters: {
@@ -30735,38 +31257,28 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        });
+                        };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -30789,38 +31301,28 @@ export interface paths {
                         });
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        });
+                        };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "CONFLICT";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "CONFLICT";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -30835,21 +31337,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "MAXIMUM_VALUE";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -30864,55 +31361,40 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        });
+                        };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 502: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PROCESSOR_ERROR";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_ERROR";
-                            };
-                        });
+                        };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                            };
-                        });
+                        };
                     };
                 };
             };
@@ -30932,7 +31414,7 @@ export interface paths {
         };
         /**
          * A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)
-         * @description API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
+         * @description API keys, errors in shape D (the panel's door is GET /api/sales/{id}/refunds).
          */
         get: {
             parameters: {
@@ -30975,38 +31457,28 @@ export interface paths {
                         "application/json": components["schemas"]["SaleRefund"][];
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "VALIDATION_ERROR";
-                            };
-                        });
+                        };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "UNAUTHORIZED";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "UNAUTHORIZED";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -31015,7 +31487,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["EnvelopeError"] & {
+                        "application/json": (components["schemas"]["TransactionError"] & {
+                            /** @enum {unknown} */
+                            error?: "FORBIDDEN";
+                        }) | (components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
@@ -31026,21 +31501,16 @@ export interface paths {
                         });
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "NOT_FOUND";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "NOT_FOUND";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */
@@ -31055,21 +31525,16 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Error */
+                /** @description Error shape D */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": (components["schemas"]["TransactionError"] & {
+                        "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "INTERNAL_ERROR";
-                        }) | (components["schemas"]["EnvelopeError"] & {
-                            error?: {
-                                /** @enum {unknown} */
-                                code?: "INTERNAL_ERROR";
-                            };
-                        });
+                        };
                     };
                 };
                 /** @description Error */

@@ -6,10 +6,11 @@ import { qrSvgDataUri } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import {
+  AnyDoorForbiddenBody,
+  doorDeclaration,
   EITHER_DOOR_ERRORS,
   EITHER_DOOR_ROUTE,
   EitherDoorErrorBody,
-  EnvelopeErrorBody,
   errorAnswers,
   KeyForbiddenBody,
   keyDoorErrors,
@@ -158,52 +159,9 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     },
   );
 
-  app.post(
-    '/api/transactions/:id/refund',
-    {
-      // one route, two doors: the panel's sale page refunds through it too (permission sales.create)
-      config: {
-        errorShape: 'transaction',
-        permission: 'sales.create',
-        errors: REFUND_ERRORS,
-      },
-      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
-      preValidation: emptyBodyIsObject,
-      schema: {
-        summary: 'Refund a paid sale in full or in part (its money is held until the processor answers)',
-        description:
-          'Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what ' +
-          'the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat ' +
-          'answers the same refund (Idempotent-Replayed: true) and never makes a second one. ' +
-          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
-        ...EITHER_DOOR_ROUTE,
-        params: IdPath,
-        headers: ChargeHeaders,
-        body: RefundBody,
-        response: {
-          202: RefundedSale,
-          ...EITHER_DOOR_ERRORS,
-          ...errorAnswers(EitherDoorErrorBody, [409, 422, 500, 502, 503]),
-        },
-      },
-    },
-    async (request, reply) => {
-      const id = saleIdParam(request.params.id);
-      const { body, replayed } = await refundSale(
-        deps.db,
-        deps.settler.queue,
-        deps.methods.refunders,
-        requestAccount(request),
-        id,
-        {
-          amountCents: request.body?.amountCents ?? null,
-          key: parseIdempotencyKey(request.headers['idempotency-key']),
-        },
-      ).catch(hiddenFromPanel(request));
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return sendJsonText(reply, 202, body);
-    },
-  );
+  // a sale's refunds have two doors: the API's (keys) and the panel's sale page (the session), each its own path
+  refundRoutes(app, deps, { kind: 'api', path: '/api/transactions', auth: deps.apiKey });
+  refundRoutes(app, deps, { kind: 'panel', path: '/api/sales', auth: deps.requireSession });
 
   app.get(
     '/api/transactions/:id',
@@ -264,41 +222,6 @@ export async function salesRoutes(app: Http, deps: SalesRouteDeps): Promise<void
     },
   );
 
-  app.get(
-    '/api/transactions/:id/refunds',
-    {
-      // one route, two doors: the panel's sale page lists the same refunds (permission money.view)
-      config: { errorShape: 'transaction', permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
-      onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
-      schema: {
-        summary:
-          "A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)",
-        description:
-          'API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).',
-        tags: ['public'],
-        security: [...security, { session: [] }],
-        params: IdPath,
-        response: {
-          200: RefundList,
-          400: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
-          401: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
-          403: Type.Union([KeyForbiddenBody, EnvelopeErrorBody]),
-          404: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
-          500: Type.Union([TransactionErrorBody, EnvelopeErrorBody]),
-        },
-      },
-    },
-    async (request) => {
-      const id = saleIdParam(request.params.id);
-      const byPanel = request.merchant === undefined;
-      const sale = await findSaleRow(deps.db, id);
-      // the panel finds no other account's sale; a key is told it is not its own (FORBIDDEN)
-      if (byPanel && sale?.account_id !== requestAccount(request)) throw notFound('Sale not found');
-      const owned = ownedSale(sale, requestAccount(request));
-      return (await refundsOfSale(deps.db, owned.id)).map(refundView);
-    },
-  );
-
   app.post(
     '/api/transactions/:id/cancel',
     {
@@ -347,4 +270,82 @@ function hiddenFromPanel(request: FastifyRequest): (err: unknown) => never {
       throw notFound('Sale not found');
     throw err;
   };
+}
+
+/**
+ * A sale's refund and its refunds list, registered once for each door: under `/api/transactions` for API keys
+ * (errors in shape D; another account's sale is FORBIDDEN), under `/api/sales` for the panel's session (shape A;
+ * another account's sale is not found). A panel session never opens `/api/transactions/*` but its cancel.
+ */
+function refundRoutes(
+  app: Http,
+  deps: SalesRouteDeps,
+  side: { kind: 'api' | 'panel'; path: string; auth: AuthHook },
+): void {
+  const api = side.kind === 'api';
+  const { errorShape, body, errors, common } = doorDeclaration(side.kind, AnyDoorForbiddenBody);
+  const door = (route: string) =>
+    api
+      ? `API keys, errors in shape D (the panel's door is ${route.replace('/api/transactions', '/api/sales')}).`
+      : `The panel session, errors in shape A; another account’s sale: 404 (API keys use ${route.replace('/api/sales', '/api/transactions')}).`;
+  app.post(
+    `${side.path}/:id/refund`,
+    {
+      config: { errorShape, permission: 'sales.create', errors: REFUND_ERRORS },
+      onRequest: side.auth,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        ...common,
+        summary: 'Refund a paid sale in full or in part (its money is held until the processor answers)',
+        description:
+          'Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what ' +
+          'the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat ' +
+          `answers the same refund (Idempotent-Replayed: true) and never makes a second one. ${door(`POST ${side.path}/{id}/refund`)}`,
+        params: IdPath,
+        headers: ChargeHeaders,
+        body: RefundBody,
+        response: { 202: RefundedSale, ...errors, ...errorAnswers(body, [409, 422, 500, 502, 503]) },
+      },
+    },
+    async (request, reply) => {
+      const id = saleIdParam(request.params.id);
+      const { body: refunded, replayed } = await refundSale(
+        deps.db,
+        deps.settler.queue,
+        deps.methods.refunders,
+        requestAccount(request),
+        id,
+        {
+          amountCents: request.body?.amountCents ?? null,
+          key: parseIdempotencyKey(request.headers['idempotency-key']),
+        },
+      ).catch(hiddenFromPanel(request));
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return sendJsonText(reply, 202, refunded);
+    },
+  );
+
+  app.get(
+    `${side.path}/:id/refunds`,
+    {
+      config: { errorShape, permission: 'money.view', errors: ['FORBIDDEN', 'NOT_FOUND'] },
+      onRequest: side.auth,
+      schema: {
+        ...common,
+        summary:
+          "A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)",
+        description: door(`GET ${side.path}/{id}/refunds`),
+        params: IdPath,
+        response: { 200: RefundList, ...errors, ...errorAnswers(body, [500]) },
+      },
+    },
+    async (request) => {
+      const id = saleIdParam(request.params.id);
+      const sale = await findSaleRow(deps.db, id);
+      // the panel finds no other account's sale; a key is told it is not its own (FORBIDDEN)
+      if (!api && sale?.account_id !== requestAccount(request)) throw notFound('Sale not found');
+      const owned = ownedSale(sale, requestAccount(request));
+      return (await refundsOfSale(deps.db, owned.id)).map(refundView);
+    },
+  );
 }

@@ -24,6 +24,18 @@ describeApiKeyAuth(
 describeApiKeyAuth({ method: 'GET', path: '/api/public/cashout/1', shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: `/api/transactions/${uuid}`, shape: 'D' }, s);
 describeApiKeyAuth({ method: 'GET', path: '/api/transactions/1', shape: 'D' }, s);
+// a panel session never opens /api/transactions/* (decisions.md, Panel session routes) but its cancel (Part 3):
+// the panel refunds at /api/sales/{id}/refund and lists refunds at /api/sales/{id}/refunds
+describeApiKeyAuth({ method: 'GET', path: '/api/transactions', shape: 'D' }, s);
+describeApiKeyAuth({ method: 'POST', path: '/api/transactions', body: {}, shape: 'D' }, s);
+describeApiKeyAuth({ method: 'POST', path: `/api/transactions/${uuid}/refund`, body: {}, shape: 'D' }, s);
+describeApiKeyAuth({ method: 'GET', path: `/api/transactions/${uuid}/refunds`, shape: 'D' }, s);
+describeApiKeyAuth({ method: 'POST', path: `/api/transactions/${uuid}/capture`, body: {}, shape: 'D' }, s);
+describeApiKeyAuth({ method: 'GET', path: `/api/transactions/${uuid}/boleto.pdf`, shape: 'D' }, s);
+describeApiKeyAuth(
+  { method: 'POST', path: `/api/transactions/${uuid}/cancel`, body: {}, shape: 'D', sessionOpens: true },
+  s,
+);
 // the panel's test charge of an account in review opens it by the session too
 describeApiKeyAuth(
   { method: 'POST', path: '/api/sandbox/sales', body: {}, shape: 'A', sessionOpens: true },

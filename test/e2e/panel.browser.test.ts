@@ -433,7 +433,7 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Confirmar estorno de R$ 10,00' }).click();
     await page.getByText('Estorno de R$ 10,00 feito: o valor foi devolvido ao comprador.').waitFor();
     expect(await detail.textContent()).toMatch(/EstornadoR\$\s10,00/);
-    // the sale's refunds, and who paid each (GET /api/transactions/{id}/refunds by the panel's door)
+    // the sale's refunds, and who paid each (GET /api/sales/{id}/refunds, the panel's door)
     const refunds = page.getByRole('region', { name: 'Estornos' });
     await refunds.getByRole('cell', { name: /Sua conta: R\$\s\d/ }).waitFor();
     expect(await refunds.getByRole('row').count()).toBe(2);

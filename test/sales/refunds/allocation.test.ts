@@ -119,8 +119,8 @@ describe('a split card sale’s refund', () => {
       headers: platform.keys,
     });
     expect(listed.body.map((r) => [r.allocation, r.feeReturnedCents])).toEqual([[made.allocation, 135]]);
-    // the same route by the panel's door (its sale page lists them); another account's panel finds nothing
-    const byPanel = await call<Refund[]>('GET', `${server.url}/api/transactions/${sale.body.uuid}/refunds`, {
+    // the panel's door (its sale page lists them); another account's panel finds nothing
+    const byPanel = await call<Refund[]>('GET', `${server.url}/api/sales/${sale.body.uuid}/refunds`, {
       headers: platform.panel,
     });
     expect(byPanel.status, byPanel.text).toBe(200);
@@ -128,7 +128,7 @@ describe('a split card sale’s refund', () => {
     const stranger = await createMerchant(server, 'Outra loja');
     const hidden = await call<{ success: boolean; error: { code: string } }>(
       'GET',
-      `${server.url}/api/transactions/${sale.body.uuid}/refunds`,
+      `${server.url}/api/sales/${sale.body.uuid}/refunds`,
       { headers: stranger.panel },
     );
     expect(hidden.status).toBe(404);

@@ -173,3 +173,52 @@ describe('partial refunds', () => {
     });
   });
 });
+
+describe("the panel's door: POST /api/sales/{id}/refund (a session never opens /api/transactions/*)", () => {
+  it('refunds by the session with its CSRF token, errors in shape A; the API path refuses the session (401) and writes nothing', async () => {
+    const sale = await paidSale(10000);
+    const byApiPath = await call('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+      headers: merchant.panel,
+      body: { amountCents: 100 },
+    });
+    expect(byApiPath.status).toBe(401);
+    expect(byApiPath.body).toEqual({ message: expect.any(String), error: 'UNAUTHORIZED' });
+    expect(await refundsOf(sale.id)).toEqual([]);
+
+    const noCsrf = await call('POST', `${server.url}/api/sales/${sale.uuid}/refund`, {
+      headers: { cookie: merchant.cookie },
+      body: { amountCents: 100 },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
+    const tooMuch = await call('POST', `${server.url}/api/sales/${sale.uuid}/refund`, {
+      headers: merchant.panel,
+      body: { amountCents: 10001 },
+    });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.body).toMatchObject({ success: false, error: { code: 'MAXIMUM_VALUE' } });
+    expect(await refundsOf(sale.id)).toEqual([]);
+
+    const made = await call<Refunded>('POST', `${server.url}/api/sales/${sale.uuid}/refund`, {
+      headers: merchant.panel,
+      body: { amountCents: 2500 },
+    });
+    expect(made.status, made.text).toBe(202);
+    expect(made.body).toMatchObject({ status: 'PAGO', refundedAmount: 2500 });
+    // another account's panel finds no such sale
+    const stranger = await createMerchant(server, 'Outra loja');
+    const hidden = await call('POST', `${server.url}/api/sales/${sale.uuid}/refund`, {
+      headers: stranger.panel,
+      body: { amountCents: 100 },
+    });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+    // keys do not open the panel's door
+    const byKey = await call('POST', `${server.url}/api/sales/${sale.uuid}/refund`, {
+      headers: merchant.keys,
+      body: { amountCents: 100 },
+    });
+    expect(byKey.status).toBe(401);
+    expect((await refundsOf(sale.id)).map((r) => r.amount)).toEqual([2500]);
+  });
+});
