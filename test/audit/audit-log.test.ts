@@ -179,6 +179,14 @@ describe('append-only', () => {
     ).rejects.toThrow(/append-only/);
     await expect(db.query('DELETE FROM audit_log WHERE id = $1', [entry!.id])).rejects.toThrow(/append-only/);
     await expect(db.query('TRUNCATE audit_log')).rejects.toThrow(/append-only/);
+    // and each month of it on its own (a TRUNCATE named at the parent is all its own trigger sees)
+    const months = await db.query<{ name: string }>(
+      `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'audit_log'::regclass`,
+    );
+    expect(months.length).toBeGreaterThan(1);
+    for (const { name } of months) {
+      await expect(db.query(`TRUNCATE ${name}`), name).rejects.toThrow(/append-only/);
+    }
     const [after] = await db.query<{ action: string }>('SELECT action FROM audit_log WHERE id = $1', [
       entry!.id,
     ]);

@@ -162,6 +162,19 @@ describe('gateway ledger verify', () => {
     for (const [sql, id] of refused) {
       await expect(db.query(sql, id === undefined ? [] : [id]), sql).rejects.toThrow(/is append-only/);
     }
+    // each month on its own too, the months made later included (month_partitions_ensure)
+    await db.query(
+      `SELECT month_partitions_ensure(t, partition_month(now()) + 5, partition_month(now()) + 6)
+         FROM unnest(ARRAY['journal_entries', 'postings']) AS t`,
+    );
+    const months = await db.query<{ name: string }>(
+      `SELECT inhrelid::regclass::text AS name FROM pg_inherits
+        WHERE inhparent IN ('journal_entries'::regclass, 'postings'::regclass)`,
+    );
+    expect(months.length).toBeGreaterThanOrEqual(10);
+    for (const { name } of months) {
+      await expect(db.query(`TRUNCATE ${name} CASCADE`), name).rejects.toThrow(/is append-only/);
+    }
     const [after] = await db.query<{ amount: number }>('SELECT amount FROM postings WHERE id = $1', [p!.id]);
     expect(after!.amount).toBe(p!.amount);
     expect((await verifyLedger(db)).ok).toBe(true);
