@@ -133,5 +133,19 @@ export function publicUrlSetting(env: Env, port: number, required: boolean): str
   if (!/^https?:\/\/\S+$/.test(raw) || !URL.canParse(raw)) {
     throw new ConfigError(`PUBLIC_URL must be an http(s):// URL, got "${raw}"`);
   }
+  // an origin: the panel, the payer pages and the PSP's webhook routes live at its root, so a path would lead
+  // every link it makes astray (a trailing slash is the root)
+  const url = new URL(raw);
+  if (
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new ConfigError(
+      `PUBLIC_URL must be the gateway's origin (scheme, host and port only: no path, query, fragment or user), got "${raw}"`,
+    );
+  }
   return raw.replace(/\/+$/, '');
 }

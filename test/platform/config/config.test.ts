@@ -105,6 +105,12 @@ const CASES: Array<[string, Record<string, string>, RegExp]> = [
   ['REDIS_URL not a redis URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
   ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
   ['PUBLIC_URL not a URL', { PUBLIC_URL: 'notaurl' }, /PUBLIC_URL must be an http/],
+  [
+    'PUBLIC_URL with a path',
+    { PUBLIC_URL: 'http://x.com/path?q=1' },
+    /PUBLIC_URL must be the gateway's origin/,
+  ],
+  ['PUBLIC_URL with a query', { PUBLIC_URL: 'https://x.com?q=1' }, /PUBLIC_URL must be the gateway's origin/],
 ];
 
 describe('settings are validated at start', () => {
