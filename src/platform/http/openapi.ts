@@ -431,6 +431,13 @@ function documented(schema: FastifySchema | undefined, url: string, route: Route
   const out: FastifySchema & { security?: unknown } = { ...(schema ?? {}) };
   // a route may narrow its kind's security (card tokenization takes the public key alone)
   if (security && !out.security) out.security = security;
+  // a session writes only with its CSRF token, whichever door's route it opens (the routes with two doors name
+  // their session plainly)
+  if (Array.isArray(out.security) && method !== 'GET' && method !== 'HEAD') {
+    out.security = (out.security as Record<string, string[]>[]).map((door) =>
+      ('session' in door || 'operatorSession' in door) && !('csrf' in door) ? { ...door, csrf: [] } : door,
+    );
+  }
   const responses = { ...((schema?.response ?? {}) as Record<string, Record<string, unknown>>) };
   const shape: ErrorShape = route.config?.errorShape ?? 'envelope';
   const own = route.config?.errors ?? [];

@@ -63,6 +63,24 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/api/auth/login']!.post!.security).toBeUndefined();
   });
 
+  it('names the CSRF token beside the session on every route that writes, the routes with two doors included', () => {
+    const bare: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (method === 'get' || method === 'head') continue;
+        for (const door of (op.security ?? []) as Record<string, string[]>[]) {
+          if (('session' in door || 'operatorSession' in door) && !('csrf' in door))
+            bare.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect(bare).toEqual([]);
+    expect(doc.paths['/api/transactions/{id}/cancel']!.post!.security).toEqual([
+      { publicKey: [], privateKey: [] },
+      { session: [], csrf: [] },
+    ]);
+  });
+
   it('gives every error response an example, one per shape a union allows, with the shape’s own codes', () => {
     const missing: string[] = [];
     for (const [path, methods] of Object.entries(doc.paths)) {
