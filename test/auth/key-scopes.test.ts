@@ -281,7 +281,7 @@ describe('keys bounded by their creator', () => {
     const routes = [
       {
         permission: 'sales.create' as const,
-        path: `/api/transactions/${sale.uuid}/refund`,
+        path: `/api/sales/${sale.uuid}/refund`,
         body: { amountCents: 100 },
       },
       {
