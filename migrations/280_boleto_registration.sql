@@ -3,6 +3,8 @@
 -- the gateway's credit (cancelled by its merchant, or paid by its Pix) while the bank still held it open.
 ALTER TABLE boletos ADD COLUMN IF NOT EXISTS registered_on date;
 ALTER TABLE boletos ADD COLUMN IF NOT EXISTS baixa_on date;
--- the registered boletos a later file may still have to ask the bank to take down (new boletos are not in it)
+-- the registered boletos a later file may still have to ask the bank to take down, and those a day's file
+-- asked (written again alike); a boleto issued and never sent is in neither, so issuing one pays for neither
 CREATE INDEX IF NOT EXISTS boletos_open_at_bank_idx ON boletos (registered_on)
   WHERE registered_on IS NOT NULL AND baixa_on IS NULL AND cnab_paid_on IS NULL;
+CREATE INDEX IF NOT EXISTS boletos_baixa_idx ON boletos (baixa_on) WHERE baixa_on IS NOT NULL;

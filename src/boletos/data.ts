@@ -164,9 +164,11 @@ export async function boletosRegisteredBefore(
 ): Promise<BoletoRow[]> {
   return db.query<BoletoRow>(
     `SELECT ${COLUMNS} FROM boletos
-      WHERE beneficiary = $1 AND registered_on IS NOT NULL AND registered_on < $2::date
-        AND cnab_paid_on IS NULL AND (baixa_on IS NULL OR baixa_on = $2::date)
-        AND due_date + days_after_due >= $2::date - 10
+      WHERE beneficiary = $1 AND due_date + days_after_due >= $2::date - 10
+        -- two arms, each found by its own partial index (migration 280)
+        AND ((registered_on IS NOT NULL AND baixa_on IS NULL AND cnab_paid_on IS NULL
+              AND registered_on < $2::date)
+          OR (baixa_on IS NOT NULL AND baixa_on = $2::date AND registered_on < $2::date))
       ORDER BY nosso_numero`,
     [beneficiary, day],
   );
