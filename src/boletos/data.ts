@@ -189,6 +189,15 @@ export async function markSentToBank(
   );
 }
 
+/** Whether a boleto was paid at a bank (a liquidação of a return file credited it), not by its Pix. */
+export async function paidAtBank(q: Queryable, saleId: number): Promise<boolean> {
+  const [row] = await q.query<{ at_bank: boolean }>(
+    'SELECT cnab_paid_on IS NOT NULL AS at_bank FROM boletos WHERE sale_id = $1',
+    [saleId],
+  );
+  return row?.at_bank ?? false;
+}
+
 /** The liquidações that credited these boletos (a later report of the same one is not a second payment). */
 export async function markPaidByCnab(
   tx: Queryable,

@@ -1,5 +1,6 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { activeUsersWithRole, rolesWith } from '../auth/index.js';
+import { paidAtBank } from '../boletos/index.js';
 import { type Posting, postEntry } from '../ledger/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
@@ -59,7 +60,8 @@ export interface OpenDispute {
 export type Outcome = 'won' | 'lost';
 
 const CARD_METHODS = new Set(['CREDIT_CARD', 'DEBIT_CARD']);
-const PIX_METHODS = new Set(['PIX', 'PIX_AUTOMATICO']);
+/** The methods a payer may have paid by Pix: a boleto híbrido's Pix too (not one paid at a bank). */
+const PIX_METHODS = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
 
 /** The dispute's own share of the hold, a transfer between the merchant's buckets (positive: out of available). */
 type HeldPart = DisputedSale['heldParts'][number];
@@ -141,7 +143,10 @@ export class Disputes {
         throw validation(`a chargeback disputes a card sale; this sale is ${sale.paymentMethod}`);
       }
       if (input.kind === 'med' && !PIX_METHODS.has(sale.paymentMethod)) {
-        throw validation(`a MED disputes a Pix sale; this sale is ${sale.paymentMethod}`);
+        throw validation(`a MED disputes a sale paid by Pix; this sale is ${sale.paymentMethod}`);
+      }
+      if (input.kind === 'med' && sale.paymentMethod === 'BOLETO' && (await paidAtBank(tx, sale.id))) {
+        throw validation('a MED disputes a sale paid by Pix; this boleto was paid at a bank, by its barcode');
       }
       if (sale.status !== 'PAGO') {
         throw new AppError('CONFLICT', `a sale in status ${sale.status} cannot be disputed (only PAGO)`);

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
 import { Disputes } from '../../src/disputes/disputes.js';
@@ -5,7 +8,10 @@ import { readMedNotices, sendDefence } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { retornoFile } from '../boletos/cnab-files.js';
+import { type BoletoSaleBody, boletoInput, spDay } from '../boletos/fixtures.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
+import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
@@ -120,6 +126,59 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
       'dispute.opened',
       'dispute.lost',
     ]);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it('a boleto paid by its Pix is disputed as any Pix (its amount leaves available); a MED never names one paid at a bank', async () => {
+    const issued = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: boletoInput({ amount: 8000 }, { daysAfterDue: 5 }),
+    });
+    expect(issued.status, issued.text).toBe(201);
+    const pix = await psp.cobv.pay(issued.body.externalTransactionId);
+    await waitUntil(async () => {
+      const [row] = await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [
+        issued.body.id,
+      ]);
+      return row!.status === 'PAGO' ? true : undefined;
+    });
+    const before = await getBalance(db(), merchant.accountId);
+    psp.infracoes.open(pix, 'Pagador relata golpe');
+    expect(await read()).toMatchObject({ opened: 1 });
+    const [dispute] = await disputesOfSale(issued.body.uuid);
+    expect(dispute).toMatchObject({ kind: 'med', status: 'needs_response', amountCents: 8000 });
+    const [row] = await db().query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [
+      issued.body.id,
+    ]);
+    expect(row!.status).toBe('MED');
+    const after = await getBalance(db(), merchant.accountId);
+    expect(after.available).toBe(before.available - 8000);
+
+    // one paid at a bank (a liquidação of the bank's return file) was paid by no Pix: no MED disputes it
+    const atBank = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: boletoInput({ amount: 3000 }, { daysAfterDue: 5 }),
+    });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-med-')), 'retorno.ret');
+    writeFileSync(
+      file,
+      retornoFile(server.runtime.platform.config.boleto, [
+        { nossoNumero: atBank.body.boleto.nossoNumero, paidCents: 3000, paidOn: spDay(0) },
+      ]),
+      'latin1',
+    );
+    const imported = await runGateway(['boletos', 'retorno', file, '--json'], {
+      ...server.env,
+      DATABASE_URL: server.databaseUrl,
+    });
+    expect(JSON.parse(imported.stdout), imported.stderr).toMatchObject({ credited: 1 });
+    const refused = await call('POST', `${server.url}/api/sandbox/sales/${atBank.body.uuid}/dispute`, {
+      headers: merchant.keys,
+      body: { kind: 'med', reason: 'fraude' },
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.text).toMatch(/this boleto was paid at a bank, by its barcode/);
+    expect(await disputesOfSale(atBank.body.uuid)).toEqual([]);
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
