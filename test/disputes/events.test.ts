@@ -103,5 +103,21 @@ describe('dispute events', () => {
       const d = await call<DisputeBody>('GET', `${server.url}/api/disputes/${id}`, { headers: m.keys });
       expect(d.body.status).toBe(status);
     }
+
+    // the sale's own open dispute is the one won or lost with --sale; opening a second is refused in one line
+    const twice = await runGateway(['trigger', 'dispute.opened', '--sale', sale.uuid], env);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(new RegExp(`has an open dispute already \\(${made.dispute}\\)`));
+    const lost = await runGateway(['trigger', 'dispute.lost', '--sale', sale.uuid, '--json'], env);
+    expect(lost.code, lost.stderr).toBe(0);
+    expect(JSON.parse(lost.stdout)).toEqual({
+      event: 'dispute.lost',
+      sale: sale.uuid,
+      dispute: made.dispute,
+    });
+    const decided = await call<DisputeBody>('GET', `${server.url}/api/disputes/${made.dispute}`, {
+      headers: m.keys,
+    });
+    expect(decided.body.status).toBe('lost');
   });
 });

@@ -81,6 +81,17 @@ export async function trigger(target: Target, raw: string, subject: TriggerSubje
       api<Sale & { status: string }>(target, 'POST', `/api/sandbox/sales/${sale.id}/status`, { status: to }),
     );
   if (subject.sale && DISPUTE_EVENTS.includes(event)) {
+    // a sale already in a dispute (an earlier `trigger dispute.opened --sale`): won or lost decides that one
+    const open = await openDisputeOf(target, subject.sale);
+    if (open) {
+      if (event === 'dispute.opened') {
+        throw new Error(
+          `sale ${open.saleId} has an open dispute already (${open.id}): no dispute.opened happens (trigger dispute.won or dispute.lost --sale to decide it)`,
+        );
+      }
+      await decide(target, open.id, event);
+      return { event, sale: open.saleId, dispute: open.id };
+    }
     const own = await moveOwnSale(target, subject.sale, ['PAGO'], status);
     return { event, sale: own, dispute: await dispute(target, own, event) };
   }
@@ -293,13 +304,34 @@ async function dispute(target: Target, saleUuid: string, event: EventName): Prom
   const opened = await api<{ id: string }>(target, 'POST', `/api/sandbox/sales/${saleUuid}/dispute`, {
     kind,
   });
-  if (event !== 'dispute.opened') {
-    await api(target, 'POST', `/api/sandbox/disputes/${opened.id}/outcome`, {
-      outcome: event === 'dispute.won' ? 'won' : 'lost',
-    });
-  }
+  if (event !== 'dispute.opened') await decide(target, opened.id, event);
   return opened.id;
 }
+
+/** The acquirer's or PSP's verdict on a dispute, as the event says. */
+async function decide(target: Target, disputeId: string, event: EventName): Promise<void> {
+  await api(target, 'POST', `/api/sandbox/disputes/${disputeId}/outcome`, {
+    outcome: event === 'dispute.won' ? 'won' : 'lost',
+  });
+}
+
+/** The caller's sale's dispute still open (CHARGEBACK or MED, awaiting its verdict), if it has one. */
+async function openDisputeOf(target: Target, id: string): Promise<{ id: string; saleId: string } | null> {
+  const sale = await api<{ uuid: string; status: string }>(
+    target,
+    'GET',
+    `/api/transactions/${encodeURIComponent(id)}`,
+  );
+  if (sale.status !== 'MED' && sale.status !== 'CHARGEBACK') return null;
+  const page = await api<{ data: { id: string; saleId: string; status: string }[] }>(
+    target,
+    'GET',
+    `/api/disputes?saleId=${encodeURIComponent(sale.uuid)}`,
+  );
+  return page.data.find((d) => !CLOSED_DISPUTE.has(d.status)) ?? null;
+}
+
+const CLOSED_DISPUTE = new Set(['won', 'lost', 'accepted']);
 
 /** A funded withdrawal, brought to the event's status. */
 async function withdrawal(
