@@ -35331,18 +35331,6 @@ export interface paths {
                     };
                 };
                 /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
-                        };
-                    };
-                };
-                /** @description Error */
                 500: {
                     headers: {
                         [name: string]: unknown;
@@ -35401,18 +35389,6 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
                         };
                     };
                 };
@@ -35771,18 +35747,6 @@ export interface paths {
                         "application/json": components["schemas"]["TransactionError"] & {
                             /** @enum {unknown} */
                             error?: "VALIDATION_ERROR";
-                        };
-                    };
-                };
-                /** @description Error shape D */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TransactionError"] & {
-                            /** @enum {unknown} */
-                            error?: "RATE_LIMITED";
                         };
                     };
                 };

@@ -3,13 +3,12 @@ import path from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { PROJECT_ROOT } from '../platform/files/project-root.js';
-import { TransactionErrorBody } from '../platform/http/error-schemas.js';
-import { sendPage } from '../platform/http/page-template.js';
+import { pageLimit, sendPage, TOO_MANY_REQUESTS_PAGE } from '../platform/http/page-template.js';
 import { PAGE_HEADERS } from '../platform/http/panel-site.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { CheckoutGone, CheckoutNotFound } from './errors.js';
 import { loadPageAssets } from './page-assets.js';
-import { type PageData, pageHtml, type Unpayable, unpayableHtml } from './page-html.js';
+import { type PageData, pageHtml, TEST_MODE_BANNER, type Unpayable, unpayableHtml } from './page-html.js';
 import type { PublicCheckout } from './pay.js';
 
 /** Where `vite build` puts the page (checkout-page/vite.config.ts). */
@@ -33,21 +32,22 @@ export function registerPageRoutes(
   const template = existsSync(path.join(SITE, 'index.html'))
     ? readFileSync(path.join(SITE, 'index.html'), 'utf8')
     : null;
-  const limited = perIp ? { onRequest: perIp } : {};
+  // a payer's browser is shown a page, in Portuguese, when its address asked too often
+  const limited = pageLimit(perIp, template, testMode ? TEST_MODE_BANNER : '');
   const page = {
     description:
       'The page, in Portuguese; a pt-BR page saying why there is nothing to pay with 404 (unknown) or 410 (expired, used up, turned off)',
     content: { 'text/html': { schema: { type: 'string' } } },
   };
   const options = (summary: string, params: ReturnType<typeof Type.Object>) => ({
-    config: { errorShape: 'transaction' as const, errors: ['RATE_LIMITED'] as const },
+    config: { errorShape: 'transaction' as const },
     ...limited,
     schema: {
       tags: ['checkout'],
       summary,
       produces: ['text/html'],
       params,
-      response: { 200: page, 429: TransactionErrorBody },
+      response: { 200: page, 429: TOO_MANY_REQUESTS_PAGE },
     },
   });
 

@@ -6,7 +6,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { PROJECT_ROOT } from '../platform/files/project-root.js';
 import { noticePage, withPageData } from '../platform/html/page-fill.js';
 import { TransactionErrorBody } from '../platform/http/error-schemas.js';
-import { sendPage } from '../platform/http/page-template.js';
+import { pageLimit, sendPage, TOO_MANY_REQUESTS_PAGE } from '../platform/http/page-template.js';
 import type { AuthHook, CardAttemptCheck, Http } from '../platform/http/types.js';
 import type { CustomerPage } from './customer-page.js';
 import { BillingPage } from './schemas.js';
@@ -46,8 +46,9 @@ export async function billingPageRoutes(
   app.get<{ Params: { token: string } }>(
     '/billing/:token',
     {
-      ...limited,
-      config: D,
+      // the subscriber's browser is shown a page, in Portuguese, when its address asked too often
+      ...pageLimit(deps.perIp, template, deps.testMode ? TEST_MODE_BANNER : ''),
+      config: { errorShape: 'transaction' as const, errors: ['NOT_FOUND'] as const },
       schema: {
         ...schema,
         summary: "The customer's subscription page (pt-BR): change the card, cancel at the period's end",
@@ -56,6 +57,7 @@ export async function billingPageRoutes(
         response: {
           200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
           404: { description: 'No such page', content: { 'text/html': { schema: { type: 'string' } } } },
+          429: TOO_MANY_REQUESTS_PAGE,
         },
       },
     },

@@ -59,6 +59,29 @@ describe("the payer's routes (RATE_LIMIT_CHECKOUT_PER_IP a minute)", () => {
   });
 });
 
+describe('the hosted pages past the limit', () => {
+  it("show the payer a pt-BR page saying to wait (429, Retry-After), not the API's JSON", async () => {
+    const link = await createLink(server, merchant);
+    const page = (path: string) => call('GET', `${server.url}${path}`, { localAddress: '127.0.0.4' });
+    for (let i = 0; i < 4; i++) expect((await page(`/pay/${link.slug}`)).status).toBe(200);
+    const limited = await page(`/pay/${link.slug}`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^text\/html/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.text).toContain('<title>Muitas tentativas em pouco tempo</title>');
+    expect(limited.text).toMatch(/Espere \d+ segundos? e abra esta página de novo\. Nada foi cobrado\./);
+    expect(limited.text).not.toContain('RATE_LIMITED');
+    const session = await page('/checkout/00000000-0000-4000-8000-000000000000');
+    expect(session.status).toBe(429);
+    expect(session.text).toContain('Muitas tentativas em pouco tempo');
+    // the subscriber's page is counted alike, and says it alike
+    const billing = await page('/billing/no-such-token');
+    expect(billing.status).toBe(429);
+    expect(billing.headers['content-type']).toMatch(/^text\/html/);
+    expect(billing.text).toContain('<title>Muitas tentativas em pouco tempo</title>');
+  });
+});
+
 describe('per-address limits count IPv6 by /64', () => {
   it('four addresses of one /64 share a budget; another /64 has its own', async () => {
     const proxied = await startServer({

@@ -1,5 +1,8 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { noticePage } from '../html/page-fill.js';
 import { PAGE_HEADERS } from './panel-site.js';
+import type { AuthHook } from './types.js';
 
 /**
  * Answers a page: the pages' headers (CSP, no framing, no caching), 503 in plain words when the page was not
@@ -21,3 +24,45 @@ export async function sendPage(
   const { status, html } = await render(template);
   return reply.code(status).type('text/html; charset=utf-8').send(html);
 }
+
+/** What a person whose address asked too often reads (a page counted per address, a minute at a time). */
+export function tooManyRequests(seconds: number): { title: string; text: string } {
+  return {
+    title: 'Muitas tentativas em pouco tempo',
+    text: `Espere ${seconds} ${seconds === 1 ? 'segundo' : 'segundos'} e abra esta página de novo. Nada foi cobrado.`,
+  };
+}
+
+/**
+ * The per-address limit of a page a person opens in a browser (a payer's, a subscriber's): past it, a pt-BR
+ * page asking to wait (429, with the limit's Retry-After), not the JSON an API route answers.
+ */
+export function pageLimit(
+  perIp: AuthHook | null,
+  template: string | null,
+  banner: string,
+): { onRequest?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> } {
+  if (!perIp) return {};
+  return {
+    onRequest: async (request, reply) => {
+      try {
+        await perIp(request, reply);
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'RATE_LIMITED')) throw err;
+        const seconds = Number(reply.getHeader('retry-after')) || 60;
+        return sendPage(reply, template, async (page) => ({
+          status: 429,
+          html: noticePage(page, tooManyRequests(seconds), banner),
+        }));
+      }
+    },
+  };
+}
+
+/** The OpenAPI answer of such a page past its limit. */
+export const TOO_MANY_REQUESTS_PAGE = {
+  description:
+    'A pt-BR page asking to wait: this address asked more often than its limit allows in a minute (Retry-After says how long)',
+  content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html>…Muitas tentativas…' } },
+};
