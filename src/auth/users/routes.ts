@@ -123,7 +123,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/auth/accept-invitation',
     {
-      config: { ...PUBLIC, errors: ['INVALID_TOKEN'] },
+      config: { ...PUBLIC, errors: ['INVALID_TOKEN', 'RATE_LIMITED'] },
       ...limited,
       schema: {
         tags: ['panel'],
@@ -142,7 +142,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/auth/password-reset',
     {
-      config: PUBLIC,
+      config: { ...PUBLIC, errors: ['RATE_LIMITED'] },
       ...limited,
       schema: {
         tags: ['panel'],
@@ -161,7 +161,7 @@ export async function teamRoutes(app: Http, deps: TeamRouteDeps): Promise<void> 
   app.post(
     '/api/auth/password-reset/confirm',
     {
-      config: { ...PUBLIC, errors: ['INVALID_TOKEN'] },
+      config: { ...PUBLIC, errors: ['INVALID_TOKEN', 'RATE_LIMITED'] },
       ...limited,
       schema: {
         tags: ['panel'],

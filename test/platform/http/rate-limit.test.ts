@@ -148,6 +148,32 @@ describe('login per source IP (RATE_LIMIT_LOGIN_PER_IP a minute)', () => {
     expect(r.body).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } });
     expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it("counts the e-mailed links' routes too, each answering a 429 its catalogue lists (a code it does not list is a fault of the log)", async () => {
+    const s = await server({ RATE_LIMIT_LOGIN_PER_IP: '3' });
+    const doc = (
+      await call<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+        'GET',
+        `${s.url}/openapi.json`,
+      )
+    ).body;
+    const routes = [
+      ['/api/auth/password-reset', { email: 'nobody@example.com' }],
+      ['/api/auth/password-reset/confirm', { token: 'x'.repeat(43), password: 'a-new-password' }],
+      ['/api/auth/accept-invitation', { token: 'x'.repeat(43), password: 'a-new-password' }],
+    ] as const;
+    for (const [path, body] of routes) {
+      const from = `127.0.0.${20 + routes.findIndex((r) => r[0] === path)}`;
+      for (let i = 0; i < 3; i++) await call('POST', `${s.url}${path}`, { body, localAddress: from });
+      const r = await call('POST', `${s.url}${path}`, { body, localAddress: from });
+      expect(r.status, path).toBe(429);
+      expect(r.body, path).toEqual({
+        success: false,
+        error: { code: 'RATE_LIMITED', message: expect.any(String) },
+      });
+      expect(JSON.stringify(doc.paths[path]!.post!.responses['429']), path).toContain('RATE_LIMITED');
+    }
+  });
 });
 
 describe('shared through Redis (REDIS_URL)', () => {
