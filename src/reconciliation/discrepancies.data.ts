@@ -1,5 +1,4 @@
 import type { Queryable } from '../platform/db/db.js';
-import { discrepanciesFound } from './metrics.js';
 
 export type DiscrepancyKind =
   | 'unknown_charge'
@@ -30,16 +29,15 @@ export interface StoredDiscrepancy extends Discrepancy {
 
 /**
  * Records what a run found: once per (kind, Pix), however many windows see it; a repeat only names this run as
- * the latest to find it. New ones are counted in the metric.
+ * the latest to find it. The metric counts them from the table (metrics.ts).
  */
 export async function recordDiscrepancies(db: Queryable, runId: number, found: Discrepancy[]): Promise<void> {
   if (found.length === 0) return;
-  const rows = await db.query<{ kind: DiscrepancyKind; inserted: boolean }>(
+  await db.query(
     `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail, last_run_id)
      SELECT k, e, t, a, d, $6::bigint
        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS u(k, e, t, a, d)
-     ON CONFLICT (kind, e2eid) DO UPDATE SET last_run_id = EXCLUDED.last_run_id
-     RETURNING kind, (xmax = 0) AS inserted`,
+     ON CONFLICT (kind, e2eid) DO UPDATE SET last_run_id = EXCLUDED.last_run_id`,
     [
       found.map((d) => d.kind),
       found.map((d) => d.e2eid),
@@ -49,7 +47,6 @@ export async function recordDiscrepancies(db: Queryable, runId: number, found: D
       runId,
     ],
   );
-  for (const r of rows) if (r.inserted) discrepanciesFound.inc({ kind: r.kind });
 }
 
 /**
@@ -59,11 +56,11 @@ export async function recordDiscrepancies(db: Queryable, runId: number, found: D
  */
 export async function recordPaymentDiscrepancies(db: Queryable, found: Discrepancy[]): Promise<void> {
   if (found.length === 0) return;
-  const rows = await db.query<{ kind: DiscrepancyKind }>(
+  await db.query(
     `INSERT INTO reconciliation_discrepancies (kind, e2eid, txid, amount, detail)
      SELECT k, e, t, a, d
        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS u(k, e, t, a, d)
-     ON CONFLICT (kind, e2eid) DO NOTHING RETURNING kind`,
+     ON CONFLICT (kind, e2eid) DO NOTHING`,
     [
       found.map((d) => d.kind),
       found.map((d) => d.e2eid),
@@ -72,7 +69,6 @@ export async function recordPaymentDiscrepancies(db: Queryable, found: Discrepan
       found.map((d) => d.detail),
     ],
   );
-  for (const r of rows) discrepanciesFound.inc({ kind: r.kind });
 }
 
 /** Which of these Pix are recorded as payments owed back (a second payment, a closed charge's): no other discrepancy. */

@@ -2,3 +2,6 @@
 export { type Discrepancy, recordPaymentDiscrepancies } from './discrepancies.data.js';
 export { installReconciliationRules } from './owed-back.js';
 export { startReconciliation } from './worker.js';
+
+// the discrepancies metric, registered with the module (read from its table at scrape time)
+import './metrics.js';

@@ -22,8 +22,10 @@ const db = () => server.runtime.platform.db;
 const settings = () => server.runtime.platform.config.boleto;
 const env = () => ({ DATABASE_URL: server.databaseUrl, DATA_DIR: server.env.DATA_DIR! });
 
+const METRICS_TOKEN = 'cnab-metrics-token';
+
 beforeAll(async () => {
-  server = await startServer({ workers: false });
+  server = await startServer({ workers: false, env: { METRICS_TOKEN } });
   merchant = await createMerchant(server);
 });
 afterAll(() => server?.close());
@@ -298,8 +300,21 @@ describe('money the bank received that credits nothing', () => {
       { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
     ]);
     const report = { lines: 1, credited: 0, alreadyPaid: 0, unknown: 0, rejected: 1 };
+    const counted = async () => {
+      const res = await call('GET', `${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      const line = /^gateway_reconciliation_discrepancies_total\{kind="closed_charge_paid"\} (\d+)$/m.exec(
+        res.text,
+      );
+      return Number(line?.[1] ?? 0);
+    };
+    const countedBefore = await counted();
     expect((await importFile('cancelled-1.ret', file)).json).toEqual(report);
+    // found by the operator's command, a process of its own that exits: the serving process counts it
+    expect(await counted()).toBe(countedBefore + 1);
     expect((await importFile('cancelled-2.ret', file)).json).toEqual(report);
+    expect(await counted()).toBe(countedBefore + 1);
     expect(await statusOf(sale.id)).toEqual({ status: 'CANCELADO', paid_amount: null });
     expect((await getBalance(db(), merchant.accountId)).total).toBe(balance.total);
     expect(await discrepancies('txid = $1', sale.externalTransactionId)).toEqual([

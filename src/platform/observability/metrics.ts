@@ -75,6 +75,32 @@ export function countFact(subjectType: string, body: object): void {
   else if (subjectType === 'withdrawal') cashouts.inc({ status });
 }
 
+/**
+ * A counter of the rows a module keeps, by one label, read from the database at scrape time: it counts what
+ * any process recorded (an operator's command that exits too), and only what committed. The same on every
+ * process: take `max` across them, not `sum`. A failed read leaves the counts as they were.
+ */
+export function tableCounter(options: {
+  name: string;
+  help: string;
+  label: string;
+  read: (q: Queryable) => Promise<{ label: string; count: number }[]>;
+}): void {
+  new Counter({
+    name: options.name,
+    help: options.help,
+    labelNames: [options.label],
+    registers: [registry],
+    async collect() {
+      if (!gaugeDb) return;
+      const rows = await options.read(gaugeDb).catch(() => null);
+      if (!rows) return;
+      this.reset();
+      for (const r of rows) this.inc({ [options.label]: r.label }, r.count);
+    },
+  });
+}
+
 /** What the notification queue gauges show, as the webhooks module reads it from its tables. */
 export interface NotificationBacklog {
   /** Facts not yet fanned out, plus deliveries still to be made (first attempts and retries). */
