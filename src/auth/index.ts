@@ -23,6 +23,7 @@ export { authRoutes } from './routes.js';
 export { SessionResponse } from './schemas.js';
 export {
   AUTH_CLEANUP_EVERY_MS,
+  confirmationRefusal,
   deleteExpiredAuthRows,
   endSessionsOnNewPassword,
   SessionService,

@@ -66,6 +66,18 @@ export interface Session {
   csrfToken: string;
 }
 
+/**
+ * Why a confirmation was refused, as its user reads it: the code when two-factor is on; the password otherwise
+ * (a code sent by a user without two-factor is not what their confirmation is).
+ */
+export function confirmationRefusal(totpEnabled: boolean, given: Confirmation): string {
+  if (totpEnabled) return 'Wrong or already used two-factor code';
+  if (given.password === undefined && given.totpCode !== undefined) {
+    return 'Two-factor is off for this user: confirm with the password';
+  }
+  return 'Wrong password';
+}
+
 export interface NewSession extends Session {
   token: PlainSecret;
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { withdrawalFee } from '../accounts/index.js';
 import { userActor } from '../audit/index.js';
 import type { SessionService } from '../auth/index.js';
-import { accountOf, sessionOf } from '../auth/index.js';
+import { accountOf, confirmationRefusal, sessionOf } from '../auth/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { unauthorized, validation } from '../platform/errors/app-error.js';
 import { PageParams } from '../platform/http/common-schemas.js';
@@ -252,7 +252,7 @@ export async function withdrawalPanelRoutes(app: Http, deps: WithdrawalPanelDeps
       const { user, accountId } = sessionOf(request);
       const { password, totpCode } = request.body;
       if (!(await deps.sessions.confirm({ id: user.id, accountId }, { password, totpCode }))) {
-        const message = user.totpEnabled ? 'Wrong or already used two-factor code' : 'Wrong password';
+        const message = confirmationRefusal(user.totpEnabled, { password, totpCode });
         // decisions.md: a wrong confirmation is 401 in the envelope body, where this route's other 401s are in the transaction body
         throw new HttpError('UNAUTHORIZED', message, 'envelope');
       }

@@ -36,6 +36,13 @@ describe('POST /api/withdrawals (panel)', () => {
     const res = await withdraw({ amount: 150, pixKey: '52998224725', password: 'wrong-password' });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Wrong password' } });
+    // a code from a user without two-factor is not their confirmation, and is told so
+    const code = await withdraw({ amount: 150, pixKey: '52998224725', totpCode: '123456' });
+    expect(code.status).toBe(401);
+    expect(code.body).toEqual({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: 'Two-factor is off for this user: confirm with the password' },
+    });
     expect(await balance()).toEqual({ available: 200_000, blocked: 0, total: 200_000, receivable: 0 });
   });
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { userActor } from '../../audit/index.js';
 import type { SessionService } from '../../auth/index.js';
-import { accountOf, sessionOf } from '../../auth/index.js';
+import { accountOf, confirmationRefusal, sessionOf } from '../../auth/index.js';
 import type { Db } from '../../platform/db/db.js';
 import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { EnvelopeErrorBody, errorAnswers } from '../../platform/http/error-schemas.js';
@@ -126,10 +126,10 @@ export async function approvalRoutes(app: Http, deps: ApprovalRouteDeps): Promis
               { password, totpCode },
             ))
           ) {
-            const message = session.user.totpEnabled
-              ? 'Wrong or already used two-factor code'
-              : 'Wrong password';
-            throw new AppError('UNAUTHORIZED', message);
+            throw new AppError(
+              'UNAUTHORIZED',
+              confirmationRefusal(session.user.totpEnabled, { password, totpCode }),
+            );
           }
         }
         const row = await decideOnWithdrawal(deps.db, deps.queue, session.accountId, id, decision, {
