@@ -60,6 +60,7 @@ export {
   linkUses,
   type OriginSale,
   openChargeOfPayer,
+  openPixOfCarts,
   originSale,
   reservationsOfLink,
   saleOfOrigin,

@@ -79,6 +79,26 @@ export async function openChargeOfPayer(
   return row ? originSaleOf(row) : null;
 }
 
+/**
+ * Each of these carts' PIX charge still open (the newest, with at least a minute left), if any: a cart's recovery
+ * e-mail carries it, so that a payer who left it on another device can pay it rather than meet a link whose
+ * uses it holds.
+ */
+export async function openPixOfCarts(
+  q: Queryable,
+  cartIds: readonly number[],
+): Promise<Map<number, OriginSale>> {
+  if (cartIds.length === 0) return new Map();
+  const rows = await q.query<OriginSaleRow & { cart_id: number }>(
+    `SELECT DISTINCT ON (cart_id) cart_id, ${COLUMNS} FROM sales
+      WHERE cart_id = ANY($1::bigint[]) AND status = 'PENDENTE' AND pix_key IS NOT NULL
+        AND payment_method = 'PIX' AND charge_expires_at > now() + interval '1 minute'
+      ORDER BY cart_id, id DESC`,
+    [cartIds],
+  );
+  return new Map(rows.map((r) => [Number(r.cart_id), originSaleOf(r)]));
+}
+
 /** The sales of each checkout session, oldest first. */
 export async function salesOfSessions(
   q: Queryable,

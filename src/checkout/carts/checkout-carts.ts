@@ -4,7 +4,13 @@ import { type MailOutbox, queueMail, renderMail } from '../../mail/index.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { formatBrl } from '../../platform/money/money.js';
 import { greeting, nameForMail } from '../../platform/text/names.js';
-import type { Customer, SaleItem, SaleOrigin } from '../../sales/index.js';
+import {
+  type Customer,
+  type OriginSale,
+  openPixOfCarts,
+  type SaleItem,
+  type SaleOrigin,
+} from '../../sales/index.js';
 import { type NotificationFact, recordNotifications } from '../../webhooks/index.js';
 import { type CartRow, cartNotificationBody } from './carts.js';
 
@@ -95,12 +101,16 @@ export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinute
         tx,
         carts.map((c) => c.account_id),
       );
-      for (const cart of carts) {
-        if (!mailing.has(cart.account_id) || !cart.customer.email) continue;
+      const mailed = carts.filter((c) => mailing.has(c.account_id) && c.customer.email);
+      const openPix = await openPixOfCarts(
+        tx,
+        mailed.map((c) => Number(c.id)),
+      );
+      for (const cart of mailed) {
         await queueMail(tx, mail, {
           cause: `cart-recovery:${cart.uuid}`,
           to: cart.customer.email,
-          ...recoveryMail(cart, mailing.get(cart.account_id)!),
+          ...recoveryMail(cart, mailing.get(cart.account_id)!, openPix.get(Number(cart.id)) ?? null),
         });
       }
       return carts.length;
@@ -110,16 +120,42 @@ export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinute
   }
 }
 
-function recoveryMail(cart: CartRow & { recovery_url: string }, merchant: string) {
+/**
+ * The payer's recovery e-mail. A Pix the payer left open is in it, code and end: paid from any device, where the
+ * page knows its payer only in the browser that opened it (and a link whose uses that Pix holds takes no other).
+ */
+/** "30/11, 14:05": a time of today or tomorrow as a payer in Brazil reads it. */
+const spTime = (at: Date) =>
+  at.toLocaleString('pt-BR', {
+    timeZone: 'America/Sao_Paulo',
+    hour: '2-digit',
+    minute: '2-digit',
+    day: '2-digit',
+    month: '2-digit',
+  });
+
+function recoveryMail(
+  cart: CartRow & { recovery_url: string },
+  merchant: string,
+  openPix: OriginSale | null,
+) {
   // the payer typed the name and the address: nothing in it may become a link in the mail
   const first = cart.customer.name.trim().split(' ')[0];
   const shop = nameForMail(merchant, 'a loja');
+  const pix =
+    openPix?.pixKey && openPix.chargeExpiresAt
+      ? [
+          `O Pix de ${formatBrl(openPix.amount)} que você gerou continua valendo até ${spTime(openPix.chargeExpiresAt)} (horário de Brasília). Para pagar agora, copie este código no app do seu banco (Pix Copia e Cola):`,
+          openPix.pixKey,
+          'Depois desse horário, abra o link abaixo: a página mostra de novo como pagar.',
+        ]
+      : ['Se ainda quiser concluir, abra o link abaixo: a página mostra de novo como pagar.'];
   return renderMail({
     subject: `Seu pagamento para ${shop} ficou pendente`,
     paragraphs: [
       greeting(first),
       `Você começou um pagamento de ${formatBrl(cart.amount)} para ${shop} e ele não foi concluído.`,
-      'Se ainda quiser concluir, abra o link abaixo: a página mostra de novo como pagar.',
+      ...pix,
     ],
     action: { label: 'Concluir pagamento', url: cart.recovery_url },
     footnote: 'Se você já pagou ou desistiu da compra, ignore este e-mail.',

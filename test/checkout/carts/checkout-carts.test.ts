@@ -110,9 +110,64 @@ describe('checkout carts', () => {
       expect(sent[0]!.subject).toBe('[Teste] Seu pagamento para Loja da Maria ficou pendente');
       expect(sent[0]!.text).toContain(link.url);
       expect(sent[0]!.text).toContain('R$ 199,00');
+      // the Pix the payer left open, to pay from any device (the page knows its payer in one browser only)
+      const until = new Date(again.body.expiresAt!).toLocaleString('pt-BR', {
+        timeZone: 'America/Sao_Paulo',
+        hour: '2-digit',
+        minute: '2-digit',
+        day: '2-digit',
+        month: '2-digit',
+      });
+      expect(sent[0]!.text).toContain(`continua valendo até ${until} (horário de Brasília)`);
+      expect(sent[0]!.text).toContain(`\n${again.body.pixCopyPaste}\n`);
       await abandonNow();
       await new Promise((r) => setTimeout(r, 500));
       expect(mailbox.messages.filter((m) => m.to === payer.email)).toHaveLength(1);
+    } finally {
+      await setRecoveryMail(false);
+    }
+  });
+
+  it('a link of one use held by the payer’s own open Pix: the e-mail carries that Pix; once it has ended, the page alone', async () => {
+    await setRecoveryMail(true);
+    try {
+      const payer = { ...PAYER, email: 'uma-vez@example.com' };
+      const link = await createLink(server, merchant, { maxUses: 1 });
+      const res = await call<PixPaymentBody>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+        body: payer,
+      });
+      expect(res.status, res.text).toBe(201);
+      // from another device (no payer token), the link's one use is taken: only the e-mail's Pix pays it
+      const elsewhere = await call('POST', `${server.url}/api/public/pay/${link.slug}`, { body: payer });
+      expect(elsewhere.status).toBe(410);
+      expect(await abandonNow()).toBe(1);
+      await waitUntil(
+        () => mailbox.messages.some((m) => m.to === payer.email),
+        20_000,
+        () => 'recovery e-mail',
+      );
+      const [sent] = mailbox.messages.filter((m) => m.to === payer.email);
+      expect(sent!.text).toContain(`\n${res.body.pixCopyPaste}\n`);
+
+      // a cart whose Pix has ended: the page's link alone, as before
+      const later = { ...PAYER, email: 'depois@example.com' };
+      const other = await createLink(server, merchant);
+      const paid = await call<PixPaymentBody>('POST', `${server.url}/api/public/pay/${other.slug}`, {
+        body: later,
+      });
+      expect(paid.status, paid.text).toBe(201);
+      await db().query(`UPDATE sales SET charge_expires_at = now() - interval '1 second' WHERE uuid = $1`, [
+        paid.body.saleId,
+      ]);
+      expect(await abandonNow()).toBe(1);
+      await waitUntil(
+        () => mailbox.messages.some((m) => m.to === later.email),
+        20_000,
+        () => 'recovery e-mail',
+      );
+      const [plain] = mailbox.messages.filter((m) => m.to === later.email);
+      expect(plain!.text).toContain('abra o link abaixo: a página mostra de novo como pagar');
+      expect(plain!.text).not.toContain('continua valendo');
     } finally {
       await setRecoveryMail(false);
     }
