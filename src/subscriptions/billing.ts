@@ -299,8 +299,9 @@ export class SubscriptionBiller {
   /** A new try at the subscription's period: its attempt counted, a plan change applied, the lease taken. */
   private startTry(sub: SubscriptionRow, subscriber: Subscriber, now: Date): void {
     const attempt = sub.attempt + 1;
-    if (attempt === 1 && sub.next_plan_id !== null) {
-      // a plan change starts with the period it is first charged for
+    // a plan change starts with the next period, charged at its first try: not with the first period of a
+    // subscription still incomplete, which is its current period (a trial is the current period of one trialing)
+    if (attempt === 1 && sub.next_plan_id !== null && sub.status !== 'incomplete') {
       sub.plan_id = sub.next_plan_id;
       sub.next_plan_id = null;
       subscriber.plan = subscriber.nextPlan!;

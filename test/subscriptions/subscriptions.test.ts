@@ -512,6 +512,19 @@ describe('subscriptions by card', () => {
     expect(renewed.body).toMatchObject({ planId: dearer, nextPlanId: null });
     expect((await salesOf(made.body.id)).map((s) => s.amount)).toEqual([19990, 9990]);
 
+    // changed before its first period is paid: that period, its current one, is charged at the plan it was made
+    // with, and the next at the new one
+    const early = await subscribe({ customerId, planId, paymentMethod: 'CREDIT_CARD', cardId });
+    expect(early.body.status).toBe('incomplete');
+    const earlyChange = await api<Sub>('PATCH', `/api/subscriptions/${early.body.id}`, { planId: dearer });
+    expect(earlyChange.body).toMatchObject({ planId, nextPlanId: dearer });
+    const firstPaid = await advance(early.body.id);
+    expect(firstPaid.body).toMatchObject({ status: 'active', planId, nextPlanId: dearer });
+    expect((await salesOf(early.body.id)).map((s) => s.amount)).toEqual([9990]);
+    const renewedEarly = await advance(early.body.id);
+    expect(renewedEarly.body).toMatchObject({ planId: dearer, nextPlanId: null });
+    expect((await salesOf(early.body.id)).map((s) => s.amount)).toEqual([19990, 9990]);
+
     const atEnd = await api<Sub>('POST', `/api/subscriptions/${made.body.id}/cancel`, { atPeriodEnd: true });
     expect(atEnd.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
     const ended = await advance(made.body.id);
