@@ -23,8 +23,6 @@ export interface BoletoRow {
   created_at: Date;
   cnab_paid_on: string | null;
   cnab_paid_amount: number | null;
-  /** The São Paulo day of the remessa that registered it at the bank; null until one did. */
-  registered_on: string | null;
   /** The shop that sold (the beneficiário final), as named when issued; null for boletos issued before. */
   shop_name: string | null;
   /** What was bought ("2 × Camiseta, Frete"), printed in the instructions; null for boletos issued before. */
@@ -34,8 +32,7 @@ export interface BoletoRow {
 const COLUMNS = `sale_id, account_id, beneficiary, nosso_numero, barcode, digitable_line, amount,
   to_char(due_date, 'YYYY-MM-DD') AS due_date, days_after_due, fine_bp, monthly_interest_bp, discount_cents,
   to_char(discount_until, 'YYYY-MM-DD') AS discount_until, txid, pix_copy_paste, payer, created_at,
-  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description,
-  to_char(registered_on, 'YYYY-MM-DD') AS registered_on`;
+  to_char(cnab_paid_on, 'YYYY-MM-DD') AS cnab_paid_on, cnab_paid_amount, shop_name, description`;
 
 /**
  * `count` nossos números, drawn from the one sequence every beneficiary's come from (migration 273): no row lock and
@@ -51,10 +48,7 @@ export async function takeNossoNumeros(db: Queryable, count: number): Promise<nu
   return rows.map((row) => Number(row.n)).sort((a, b) => a - b);
 }
 
-export type NewBoleto = Omit<
-  BoletoRow,
-  'created_at' | 'cnab_paid_on' | 'cnab_paid_amount' | 'registered_on'
-> & {
+export type NewBoleto = Omit<BoletoRow, 'created_at' | 'cnab_paid_on' | 'cnab_paid_amount'> & {
   pdfTokenHash: Buffer;
 };
 

@@ -19,7 +19,8 @@ export interface RemessaContent {
  * written (one cancelled by its merchant, or paid already by its Pix, is left out, so that the bank never asks a
  * payer for a boleto the gateway would not credit), and a baixa of each boleto an earlier file registered that
  * has since stopped awaiting payment (cancelled, or paid by its Pix) while the bank would still take it. The
- * same day written again names what it named before, and any boleto issued since.
+ * same day written again registers what awaits payment then (a file sent twice never registers again a
+ * boleto taken down since), and asks the same baixas.
  */
 export async function remessaOf(db: Queryable, beneficiary: string, day: string): Promise<RemessaContent> {
   const [issued, earlier] = await Promise.all([
@@ -31,7 +32,9 @@ export async function remessaOf(db: Queryable, beneficiary: string, day: string)
     [...issued, ...earlier].map((b) => Number(b.sale_id)),
   );
   const awaiting = (b: BoletoRow) => statuses.get(Number(b.sale_id))?.status === 'PENDENTE';
-  const register = issued.filter((b) => awaiting(b) || b.registered_on === day);
+  // only what awaits payment as the file is written, a day written again too: one a first file of the day
+  // registered and that stopped awaiting since is taken down by the next day's file, never registered again
+  const register = issued.filter(awaiting);
   // one past its last payable day is taken down by the bank itself (the baixa after daysAfterDue of its entry)
   const takeDown = earlier.filter((b) => !awaiting(b) && lastPayableDay(termsOf(b)) >= day);
   return { register, takeDown, leftOut: issued.length - register.length };

@@ -39,7 +39,6 @@ const row = (saleId: number): BoletoRow => ({
   created_at: new Date(),
   cnab_paid_on: null,
   cnab_paid_amount: null,
-  registered_on: null,
 });
 
 describe('BoletoPdfCache', () => {
