@@ -120,10 +120,6 @@ export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinute
   }
 }
 
-/**
- * The payer's recovery e-mail. A Pix the payer left open is in it, code and end: paid from any device, where the
- * page knows its payer only in the browser that opened it (and a link whose uses that Pix holds takes no other).
- */
 /** "30/11, 14:05": a time of today or tomorrow as a payer in Brazil reads it. */
 const spTime = (at: Date) =>
   at.toLocaleString('pt-BR', {
@@ -134,6 +130,10 @@ const spTime = (at: Date) =>
     month: '2-digit',
   });
 
+/**
+ * The payer's recovery e-mail. A Pix the payer left open is in it, code and end: paid from any device, where the
+ * page knows its payer only in the browser that opened it (and a link whose uses that Pix holds takes no other).
+ */
 function recoveryMail(
   cart: CartRow & { recovery_url: string },
   merchant: string,
