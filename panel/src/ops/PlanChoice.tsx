@@ -24,8 +24,12 @@ export function usePlanChoice() {
     setPlanId,
     required,
     accountHasPlan,
-    /** "Confirmar" waits for a plan only when there is none to fall back on. */
-    ready: accountHasPlan !== null && (!required || planId !== ''),
+    /**
+     * "Confirmar" waits for the plans to be known when the account has none of its own, then for a plan only
+     * when there is none to fall back on.
+     */
+    ready:
+      accountHasPlan === true || (accountHasPlan === false && plans !== null && (!required || planId !== '')),
     /** The dialog opens: whether the account has its own plan, and the plans to choose from if not. */
     open(hasPlan: boolean) {
       setPlanId('');
@@ -62,6 +66,7 @@ export type PlanChoice = ReturnType<typeof usePlanChoice>;
 export function PlanChoiceFields({ choice, id }: { choice: PlanChoice; id: string }) {
   if (choice.accountHasPlan !== false) return null;
   const { defaultPlan, required, plans } = choice;
+  if (plans === null) return <p class="muted">Carregando os planos de tarifas…</p>;
   return (
     <>
       <p class="muted">
