@@ -15,8 +15,13 @@ export interface DisputeRow {
   status: DisputeStatus;
   amount_cents: number;
   adjustment_cents: number;
-  /** Of the adjustment, what the account holds itself (the fee on a part disputed); the rest is the holders'. */
+  /** Of the adjustment, the fee on a part disputed (0 for a dispute of all that is left). */
   fee_part_cents: number;
+  /**
+   * Whether the amount beyond the net (the fee) is held from the liable parties in proportion to what each
+   * holds (every dispute opened since migration 283), or from the account alone (those opened before it).
+   */
+  fee_by_liability: boolean;
   reason: string | null;
   source: string;
   external_id: string | null;

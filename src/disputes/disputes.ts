@@ -72,35 +72,65 @@ const bucketOf = (holder: HeldPart['holder'], bucket: 'available' | 'blocked'): 
     ? { recipientId: holder.recipientId, bucket }
     : { accountId: holder.accountId, bucket };
 
+/** Whose bucket a part is: one key per party, so that parts of the same party add up. */
+const partyKey = (holder: HeldPart['holder']): string =>
+  'recipientId' in holder ? `r${holder.recipientId}` : `a${holder.accountId}`;
+
+/** Parts of the same party as one. */
+function merged(parts: HeldPart[]): HeldPart[] {
+  const byParty = new Map<string, HeldPart>();
+  for (const p of parts) {
+    const known = byParty.get(partyKey(p.holder));
+    if (known) known.amount += p.amount;
+    else byParty.set(partyKey(p.holder), { holder: p.holder, amount: p.amount });
+  }
+  return [...byParty.values()];
+}
+
 /**
- * Who carries a dispute's adjustment (its amount less the net the sale's dispute status holds).
+ * Who bears a dispute's amount beyond the net (the sale's fee, which a dispute does not give back): the parties
+ * that answer for the sale, as they bear the rest of it (decisions.md, "Split payments": a lost dispute is taken
+ * from the liable parties in proportion to their shares), each in proportion to what of the net it holds, exact
+ * in cents (`shareOfHeld`). The account's alone for a dispute opened before that rule (`byLiability` false, so
+ * that it closes as it opened), or when no party holds any of the net.
+ */
+function feeParts(accountId: number, held: HeldPart[], cents: number, byLiability: boolean): HeldPart[] {
+  const holding = held.reduce((sum, h) => sum + h.amount, 0);
+  if (!byLiability || holding <= 0 || cents === 0) return [{ holder: { accountId }, amount: cents }];
+  return shareOfHeld(held, cents).filter((p) => p.amount !== 0);
+}
+
+/**
+ * Who carries a dispute's adjustment (its amount less what the move into the dispute status took from
+ * available).
  *
  * A dispute of part of what is left (`feePart`, the fee on that part, not 0): `moves`, each party's move so that
  * it holds what it held before the dispute plus what losing the part takes from it (the sales module's
- * `partMovesOf`), and the fee on the part held by the account, so that the holds are what the loss will take,
- * party by party.
+ * `partMovesOf`), and the fee on the part (`feeParts`), so that the holds are what the loss will take, party by
+ * party.
  *
- * Otherwise (the whole of what is left, or a dispute opened before the rule above, whose `feePart` is 0): more
- * than the net held (the fee) is the account's to hold, as its fee is; less releases the surplus back to
+ * Otherwise (the whole of what is left, or a dispute opened before the rule above, whose `feePart` is 0): the
+ * amount beyond the net held (the fee) is held as `feeParts` says, and the rest of the adjustment (a reserve the
+ * account's blocked held already) by the account; less than the net held releases the surplus back to
  * available from the parties that hold the net, each in proportion to what it holds, exact in cents
  * (`shareOfHeld`; each releases at most what it holds).
  */
 function adjustmentParts(
   accountId: number,
   held: HeldPart[],
-  adj: number,
-  feePart: number,
+  dispute: { amount: number; adj: number; feePart: number; byLiability: boolean },
   moves: () => HeldPart[],
 ): HeldPart[] {
-  if (feePart !== 0) {
-    const parts = moves();
-    // the account's own part, with the move of its share when it holds some of the net too (one move, not two)
-    const own = parts.find((p) => !('recipientId' in p.holder));
-    if (own) own.amount += feePart;
-    return own ? parts : [...parts, { holder: { accountId }, amount: feePart }];
-  }
+  const { amount, adj, feePart, byLiability } = dispute;
+  if (feePart !== 0) return merged([...moves(), ...feeParts(accountId, held, feePart, byLiability)]);
   const holding = held.reduce((sum, h) => sum + h.amount, 0);
-  if (adj >= 0 || holding <= 0) return [{ holder: { accountId }, amount: adj }];
+  if (adj >= 0 || holding <= 0) {
+    const fee = byLiability ? Math.min(adj, Math.max(0, amount - holding)) : 0;
+    return merged([
+      { holder: { accountId }, amount: adj - fee },
+      ...feeParts(accountId, held, fee, true),
+    ]).filter((p) => p.amount !== 0 || !('recipientId' in p.holder));
+  }
   return shareOfHeld(held, -adj).map((p) => ({ holder: p.holder, amount: -p.amount }));
 }
 
@@ -194,8 +224,16 @@ export class Disputes {
         refType: 'dispute',
         refId: dispute.id,
         postings: adjustment(
-          adjustmentParts(sale.accountId, moved.sale.heldParts, adjustmentCents, feePartCents, () =>
-            moved.sale.partMovesOf(amountCents),
+          adjustmentParts(
+            sale.accountId,
+            moved.sale.heldParts,
+            {
+              amount: amountCents,
+              adj: adjustmentCents,
+              feePart: feePartCents,
+              byLiability: dispute.fee_by_liability,
+            },
+            () => moved.sale.partMovesOf(amountCents),
           ),
         ),
       });
@@ -384,17 +422,28 @@ export class Disputes {
     // the opening's adjustment, party by party as it was made (the sale's held parts have not changed since:
     // no refund or other move reaches a sale while its dispute is open), undone by each close below
     const feePart = Number(dispute.fee_part_cents);
+    const byLiability = dispute.fee_by_liability;
     const reverted = adjustment(
-      undone(adjustmentParts(accountId, now.heldParts, adj, feePart, () => now.partMovesOf(amount))),
+      undone(
+        adjustmentParts(accountId, now.heldParts, { amount, adj, feePart, byLiability }, () =>
+          now.partMovesOf(amount),
+        ),
+      ),
     );
+    // the amount beyond the net leaves the available of whoever bore it at the opening (`feeParts`)
+    const feeTaken = (cents: number): Posting[] =>
+      feeParts(accountId, now.heldParts, cents, byLiability).map((p) => ({
+        target: bucketOf(p.holder, 'available'),
+        amount: -p.amount,
+      }));
     if (status !== 'won' && amount < now.disputable) {
       // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'
-      // blocked) and goes back to PAGO, freeing the rest; the merchant pays the fee on the part lost
+      // blocked) and goes back to PAGO, freeing the rest; the liable parties pay the fee on the part lost
       const { netTaken } = await loseDisputedPart(tx, this.queue, Number(dispute.sale_id), amount);
       postings = [
         ...reverted,
         { target: { system: 'processor' }, amount: amount - netTaken },
-        { target: { accountId, bucket: 'available' }, amount: netTaken - amount },
+        ...feeTaken(amount - netTaken),
       ];
     } else if (status === 'won') {
       await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'PAGO');
@@ -405,7 +454,7 @@ export class Disputes {
       postings = [
         ...reverted,
         { target: { system: 'processor' }, amount: amount - now.heldNet },
-        { target: { accountId, bucket: 'available' }, amount: now.heldNet - amount },
+        ...feeTaken(amount - now.heldNet),
       ];
     } else {
       // a card sale stays CHARGEBACK: the dispute takes what it holds out of blocked itself
@@ -414,7 +463,7 @@ export class Disputes {
         ...now.heldParts.map((h): Posting => ({ target: bucketOf(h.holder, 'blocked'), amount: -h.amount })),
         ...reverted,
         { target: { system: 'processor' }, amount },
-        { target: { accountId, bucket: 'available' }, amount: now.heldNet - amount },
+        ...feeTaken(amount - now.heldNet),
       ];
     }
     const closed = await closeDispute(tx, dispute.id, status);

@@ -227,26 +227,54 @@ describe('refunds and disputes of a split sale', () => {
     expect(res.status, res.text).toBe(201);
     await moveTo(server, platform, res.body.uuid, 'PAGO');
     expect(await recipientBalance(server, platform, dani.id)).toMatchObject({ available: 1000 });
+    const platformPaid = await getBalance(db(), platform.accountId);
     const opened = await openDispute(server, platform, res.body.uuid, { kind: 'med' });
     expect(opened.status, opened.text).toBe(201);
-    // Dani alone is liable: the whole net (9750) is claimed from her 1000
+    // Dani alone is liable: the whole disputed amount is claimed from her 1000, the net (9750) and the fee the
+    // dispute does not give back (250); the platform, not liable, keeps its share
     expect(await recipientBalance(server, platform, dani.id)).toEqual({
-      available: 1000 - 9750,
-      blocked: 9750,
+      available: 1000 - 10000,
+      blocked: 10000,
       receivable: 0,
       total: 1000,
+    });
+    expect(await getBalance(db(), platform.accountId)).toMatchObject({
+      available: platformPaid.available,
+      blocked: platformPaid.blocked,
     });
     await expectLedgerOk();
     const lost = await decide(server, platform, opened.body.id, 'lost');
     expect(lost.status, lost.text).toBe(200);
     expect(await recipientBalance(server, platform, dani.id)).toMatchObject({
-      available: 1000 - 9750,
+      available: 1000 - 10000,
       blocked: 0,
+    });
+    expect(await getBalance(db(), platform.accountId)).toMatchObject({
+      available: platformPaid.available,
+      blocked: platformPaid.blocked,
     });
     await expectLedgerOk();
   });
 
-  it('a dispute of part of a split sale holds what losing it takes: its net share on the liable party, the fee on it on the platform', async () => {
+  it("a lost dispute of a split sale with no liable rule is the platform's alone, fee included", async () => {
+    const res = await charge(saleInput({ amount: 10000, split: [{ recipientId: joao.id, percent: 50 }] }));
+    expect(res.status, res.text).toBe(201);
+    await moveTo(server, platform, res.body.uuid, 'PAGO');
+    const joaoPaid = await recipientBalance(server, platform, joao.id);
+    const platformPaid = await getBalance(db(), platform.accountId);
+    const opened = await openDispute(server, platform, res.body.uuid, { kind: 'med' });
+    expect(opened.status, opened.text).toBe(201);
+    const lost = await decide(server, platform, opened.body.id, 'lost');
+    expect(lost.status, lost.text).toBe(200);
+    // the whole 10000 leaves the platform (its net 4750, João's 5000 it answers for, and the fee 250)
+    const after = await getBalance(db(), platform.accountId);
+    expect(platformPaid.available - after.available).toBe(10000);
+    expect(after.blocked).toBe(platformPaid.blocked);
+    expect(await recipientBalance(server, platform, joao.id)).toEqual(joaoPaid);
+    await expectLedgerOk();
+  });
+
+  it('a dispute of part of a split sale holds what losing it takes from the liable party, the fee on the part included', async () => {
     const shop = await createMerchant(server, 'Plataforma Parcial');
     // a fee of 2 % + R$ 0,50, which a part disputed carries its share of
     await db().query('UPDATE accounts SET sale_fee_percent_e4 = 20000, sale_fee_fixed = 50 WHERE id = $1', [
@@ -275,25 +303,16 @@ describe('refunds and disputes of a split sale', () => {
       const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 5001 });
       expect(opened.status, opened.text).toBe(201);
       // the liable recipient holds the part's share of the net, 9751 × 5001 / 10001 = 4875 (rounded down), as
-      // a loss takes it; the platform the fee on the part, 126; the other recipient is untouched
+      // a loss takes it, and the fee on the part, 126: all 5001; the platform and the other recipient, not
+      // liable, are untouched
       const platform = await getBalance(db(), shop.accountId);
-      expect(platform.blocked - before.platform.blocked).toBe(126);
-      expect(platform.available - before.platform.available).toBe(-126);
+      expect(platform.blocked - before.platform.blocked).toBe(0);
+      expect(platform.available - before.platform.available).toBe(0);
       expect(await recipientBalance(server, shop, other.id)).toEqual(before.other);
       const held = await recipientBalance(server, shop, liable.id);
-      expect(held.blocked - before.liable.blocked).toBe(4875);
-      expect(held.available - before.liable.available).toBe(-4875);
+      expect(held.blocked - before.liable.blocked).toBe(5001);
+      expect(held.available - before.liable.available).toBe(-5001);
       await expectLedgerOk();
-      // nothing of the disputed part can leave in a platform cashout
-      const tooMuch = await call('POST', `${server.url}/api/public/cashout`, {
-        headers: shop.keys,
-        body: {
-          amount: ((platform.available + 100) / 100).toFixed(2),
-          pixKey: 'loja@example.com',
-          pixKeyType: 'EMAIL',
-        },
-      });
-      expect(tooMuch.status, tooMuch.text).toBe(422);
       const closed = await decide(server, shop, opened.body.id, outcome);
       expect(closed.status, closed.text).toBe(200);
       await expectLedgerOk();
@@ -309,7 +328,7 @@ describe('refunds and disputes of a split sale', () => {
       blocked: won.before.platform.blocked,
     });
 
-    // lost: the liable recipient pays the part's net, the platform the fee on it, nobody's blocked left over
+    // lost: the liable recipient pays the part, its net and the fee on it; nobody's blocked left over
     const lost = await open('lost');
     const rita = await recipientBalance(server, shop, liable.id);
     const platform = await getBalance(db(), shop.accountId);
@@ -318,7 +337,7 @@ describe('refunds and disputes of a split sale', () => {
     const ritaPaid = lost.before.liable.available - rita.available;
     const platformPaid = lost.before.platform.available - platform.available;
     // each pays what it held
-    expect([ritaPaid, platformPaid]).toEqual([4875, 126]);
+    expect([ritaPaid, platformPaid]).toEqual([5001, 0]);
     expect(await recipientBalance(server, shop, other.id)).toEqual(lost.before.other);
   });
 
@@ -346,13 +365,20 @@ describe('refunds and disputes of a split sale', () => {
     const before = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
     const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 3000 });
     expect(opened.status, opened.text).toBe(201);
-    // the part's net, 9102 × 3000 / 10000 = 2730, shared 3000 : 1102 as a refund shares it: 1997 and 733
+    // the part's net, 9102 × 3000 / 10000 = 2730, shared 3000 : 1102 as a refund shares it: 1997 and 733; the
+    // fee on the part, 270, shared as what each holds, 3000 : 1102: 197.4 and 72.5, rounded down, and the cent
+    // left to the most due (3000 / 198 against 1102 / 73): 198 and 72. The platform, not liable, holds nothing
+    const platformBefore = await getBalance(db(), shop.accountId);
     const held = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
-    expect(held.map((h, i) => h.blocked - before[i]!.blocked)).toEqual([1997, 733]);
+    expect(held.map((h, i) => h.blocked - before[i]!.blocked)).toEqual([1997 + 198, 733 + 72]);
     const lost = await decide(server, shop, opened.body.id, 'lost');
     expect(lost.status, lost.text).toBe(200);
     const after = await Promise.all([first, second].map((r) => recipientBalance(server, shop, r.id)));
-    expect(after.map((a, i) => before[i]!.available - a.available)).toEqual([1997, 733]);
+    expect(after.map((a, i) => before[i]!.available - a.available)).toEqual([1997 + 198, 733 + 72]);
+    expect(await getBalance(db(), shop.accountId)).toMatchObject({
+      available: platformBefore.available,
+      blocked: platformBefore.blocked,
+    });
     expect(after.map((a, i) => a.blocked - before[i]!.blocked)).toEqual([0, 0]);
     await expectLedgerOk();
   });
