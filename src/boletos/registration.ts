@@ -10,12 +10,12 @@ export interface RemessaContent {
   register: BoletoRow[];
   /** Boletos an earlier file registered that no payer may pay at the bank any more (movement 02, baixa). */
   takeDown: BoletoRow[];
-  /** The day's boletos not registered: cancelled or paid before any file named them. */
+  /** The day's boletos this file does not register: cancelled, or paid, before it was written. */
   leftOut: number;
 }
 
 /**
- * The remessa of a São Paulo day: the boletos issued that day still awaiting payment when the file is first
+ * The remessa of a São Paulo day: the boletos issued that day still awaiting payment when the file is
  * written (one cancelled by its merchant, or paid already by its Pix, is left out, so that the bank never asks a
  * payer for a boleto the gateway would not credit), and a baixa of each boleto an earlier file registered that
  * has since stopped awaiting payment (cancelled, or paid by its Pix) while the bank would still take it. The
