@@ -1,5 +1,6 @@
 import type { Queryable } from '../platform/db/db.js';
 import { rowOrNull } from '../platform/sql/row-or-null.js';
+import type { DisputedSale } from '../sales/index.js';
 
 export type DisputeKind = 'chargeback' | 'med';
 export type DisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
@@ -18,10 +19,10 @@ export interface DisputeRow {
   /** Of the adjustment, the fee on a part disputed (0 for a dispute of all that is left). */
   fee_part_cents: number;
   /**
-   * Whether the amount beyond the net (the fee) is held from the liable parties in proportion to what each
-   * holds (every dispute opened since migration 283), or from the account alone (those opened before it).
+   * Who holds the amount beyond the net (the fee), party by party, as the opening shared it among the liable
+   * parties; null for a dispute opened before migration 283, whose fee the account held alone.
    */
-  fee_by_liability: boolean;
+  fee_parts: DisputedSale['heldParts'] | null;
   reason: string | null;
   source: string;
   external_id: string | null;
@@ -50,6 +51,7 @@ export interface NewDispute {
   amountCents: number;
   adjustmentCents: number;
   feePartCents: number;
+  feeParts: DisputedSale['heldParts'];
   reason: string | null;
   source: string;
   externalId: string | null;
@@ -59,9 +61,9 @@ export interface NewDispute {
 export async function insertDispute(tx: Queryable, d: NewDispute): Promise<DisputeRow> {
   const [row] = await tx.query<DisputeRow>(
     `INSERT INTO disputes (account_id, sale_id, sale_uuid, kind, amount_cents, adjustment_cents, reason, source,
-        external_id, respond_by, fee_part_cents)
+        external_id, respond_by, fee_part_cents, fee_parts)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-        date_trunc('milliseconds', now()) + make_interval(days => $10), $11)
+        date_trunc('milliseconds', now()) + make_interval(days => $10), $11, $12::jsonb)
      RETURNING *`,
     [
       d.accountId,
@@ -75,6 +77,7 @@ export async function insertDispute(tx: Queryable, d: NewDispute): Promise<Dispu
       d.externalId,
       d.respondByDays,
       d.feePartCents,
+      JSON.stringify(d.feeParts),
     ],
   );
   return row!;

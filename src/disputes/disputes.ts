@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { activeUsersWithRole, rolesWith } from '../auth/index.js';
 import { paidAtBank } from '../boletos/index.js';
-import { type Posting, postEntry } from '../ledger/index.js';
+import { type Posting, postEntry, reversalOf } from '../ledger/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
@@ -88,50 +88,49 @@ function merged(parts: HeldPart[]): HeldPart[] {
 }
 
 /**
- * Who bears a dispute's amount beyond the net (the sale's fee, which a dispute does not give back): the parties
- * that answer for the sale, as they bear the rest of it (decisions.md, "Split payments": a lost dispute is taken
- * from the liable parties in proportion to their shares), each in proportion to what of the net it holds, exact
- * in cents (`shareOfHeld`). The account's alone for a dispute opened before that rule (`byLiability` false, so
- * that it closes as it opened), or when no party holds any of the net.
+ * Who bears a dispute's amount beyond the net (the sale's fee, which a dispute does not give back), decided at
+ * its opening: the parties that answer for the sale, as they bear the rest of it (decisions.md, "Split
+ * payments": a lost dispute is taken from the liable parties in proportion to their shares), each in proportion
+ * to what of the net it holds, exact in cents (`shareOfHeld`); the account when no party holds any of the net.
  */
-function feeParts(accountId: number, held: HeldPart[], cents: number, byLiability: boolean): HeldPart[] {
+function feePartsOf(accountId: number, held: HeldPart[], cents: number): HeldPart[] {
+  if (cents <= 0) return [];
   const holding = held.reduce((sum, h) => sum + h.amount, 0);
-  if (!byLiability || holding <= 0 || cents === 0) return [{ holder: { accountId }, amount: cents }];
+  if (holding <= 0) return [{ holder: { accountId }, amount: cents }];
   return shareOfHeld(held, cents).filter((p) => p.amount !== 0);
 }
 
 /**
- * Who carries a dispute's adjustment (its amount less what the move into the dispute status took from
- * available).
+ * `cents` of fee taken at a dispute's close, from the parties that held its fee at the opening (`parts`, kept on
+ * the dispute), in proportion: exactly what each held when `cents` is what they held. The account's alone for a
+ * dispute opened before the rule (`parts` null) or one that held none.
+ */
+function feeTakenBy(accountId: number, parts: HeldPart[] | null, cents: number): HeldPart[] {
+  const holding = (parts ?? []).reduce((sum, h) => sum + h.amount, 0);
+  if (parts === null || holding <= 0 || cents === 0) return [{ holder: { accountId }, amount: cents }];
+  return shareOfHeld(parts, cents);
+}
+
+/**
+ * Who carries a dispute's adjustment at its opening (its amount less what the move into the dispute status took
+ * from available). `fee` is who holds the amount beyond the net (`feePartsOf`, kept on the dispute).
  *
- * A dispute of part of what is left (`feePart`, the fee on that part, not 0): `moves`, each party's move so that
+ * A dispute of part of what is left (`partial`): `moves`, each party's move so that
  * it holds what it held before the dispute plus what losing the part takes from it (the sales module's
- * `partMovesOf`), and the fee on the part (`feeParts`), so that the holds are what the loss will take, party by
- * party.
+ * `partMovesOf`), and the fee on the part, so that the holds are what the loss will take, party by party.
  *
- * Otherwise (the whole of what is left, or a dispute opened before the rule above, whose `feePart` is 0): the
- * amount beyond the net held (the fee) is held as `feeParts` says, and the rest of the adjustment (a reserve the
- * account's blocked held already) by the account; less than the net held releases the surplus back to
- * available from the parties that hold the net, each in proportion to what it holds, exact in cents
- * (`shareOfHeld`; each releases at most what it holds).
+ * Otherwise (the whole of what is left): the fee held as `fee` says, and the rest of the adjustment (a reserve
+ * the account's blocked held already) by the account.
  */
 function adjustmentParts(
   accountId: number,
-  held: HeldPart[],
-  dispute: { amount: number; adj: number; feePart: number; byLiability: boolean },
+  dispute: { adj: number; partial: boolean; fee: HeldPart[] },
   moves: () => HeldPart[],
 ): HeldPart[] {
-  const { amount, adj, feePart, byLiability } = dispute;
-  if (feePart !== 0) return merged([...moves(), ...feeParts(accountId, held, feePart, byLiability)]);
-  const holding = held.reduce((sum, h) => sum + h.amount, 0);
-  if (adj >= 0 || holding <= 0) {
-    const fee = byLiability ? Math.min(adj, Math.max(0, amount - holding)) : 0;
-    return merged([
-      { holder: { accountId }, amount: adj - fee },
-      ...feeParts(accountId, held, fee, true),
-    ]).filter((p) => p.amount !== 0 || !('recipientId' in p.holder));
-  }
-  return shareOfHeld(held, -adj).map((p) => ({ holder: p.holder, amount: -p.amount }));
+  const { adj, partial, fee } = dispute;
+  if (partial) return merged([...moves(), ...fee]);
+  const rest = adj - fee.reduce((sum, p) => sum + p.amount, 0);
+  return merged([{ holder: { accountId }, amount: rest }, ...fee]);
 }
 
 /** Moves each part of an adjustment from its party's available to its blocked (a negative part: back). */
@@ -141,9 +140,6 @@ function adjustment(parts: HeldPart[]): Posting[] {
     { target: bucketOf(p.holder, 'blocked'), amount: p.amount },
   ]);
 }
-
-/** The same parts undone: what the adjustment moved to blocked (or released) goes back. */
-const undone = (parts: HeldPart[]) => parts.map((p) => ({ ...p, amount: -p.amount }));
 
 export class Disputes {
   constructor(
@@ -204,8 +200,15 @@ export class Disputes {
         input.kind === 'med' ? 'MED' : 'CHARGEBACK',
       );
       const adjustmentCents = amountCents - moved.tookFromAvailable;
-      // a part of what is left: the holders keep the share of the net its loss takes, the account the fee on it
+      // a part of what is left: the holders keep the share of the net its loss takes, and the fee on it
       const feePartCents = amountCents < most ? amountCents - sale.netShareOf(amountCents) : 0;
+      // the amount beyond the net (the fee on it) is the liable parties' (never more than the adjustment: the
+      // rest of it is a reserve the account holds already)
+      const feeCents =
+        amountCents < most
+          ? feePartCents
+          : Math.max(0, Math.min(adjustmentCents, amountCents - sale.netShareOf(amountCents)));
+      const feeParts = feePartsOf(sale.accountId, moved.sale.heldParts, feeCents);
       const dispute = await insertDispute(tx, {
         accountId: sale.accountId,
         saleId: sale.id,
@@ -214,6 +217,7 @@ export class Disputes {
         amountCents,
         adjustmentCents,
         feePartCents,
+        feeParts,
         reason: input.reason ?? null,
         source: input.source,
         externalId: input.externalId ?? null,
@@ -226,12 +230,11 @@ export class Disputes {
         postings: adjustment(
           adjustmentParts(
             sale.accountId,
-            moved.sale.heldParts,
+            // as stored: what the row says the fee's holders are is what is held
             {
-              amount: amountCents,
               adj: adjustmentCents,
-              feePart: feePartCents,
-              byLiability: dispute.fee_by_liability,
+              partial: amountCents < most,
+              fee: dispute.fee_parts ?? [{ holder: { accountId: sale.accountId }, amount: feeCents }],
             },
             () => moved.sale.partMovesOf(amountCents),
           ),
@@ -411,7 +414,6 @@ export class Disputes {
   async close(tx: Queryable, dispute: DisputeRow, status: 'won' | 'lost' | 'accepted'): Promise<DisputeRow> {
     const accountId = Number(dispute.account_id);
     const amount = Number(dispute.amount_cents);
-    const adj = Number(dispute.adjustment_cents);
     const held = dispute.kind === 'med' ? 'MED' : 'CHARGEBACK';
     const now = await lockSaleForDispute(tx, { kind: 'numeric', id: Number(dispute.sale_id) });
     // (a status report cannot take a sale with an open dispute out of its dispute status: disputes/rules.ts)
@@ -419,20 +421,13 @@ export class Disputes {
       throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
     }
     let postings: Posting[];
-    // the opening's adjustment, party by party as it was made (the sale's held parts have not changed since:
-    // no refund or other move reaches a sale while its dispute is open), undone by each close below
-    const feePart = Number(dispute.fee_part_cents);
-    const byLiability = dispute.fee_by_liability;
-    const reverted = adjustment(
-      undone(
-        adjustmentParts(accountId, now.heldParts, { amount, adj, feePart, byLiability }, () =>
-          now.partMovesOf(amount),
-        ),
-      ),
-    );
-    // the amount beyond the net leaves the available of whoever bore it at the opening (`feeParts`)
+    // the opening's adjustment undone exactly as it was posted, whatever moved on the sale since (a refund in
+    // flight when the dispute opened, made during it, changes the shares the opening was computed from)
+    const reverted = await reversalOf(tx, 'dispute.opened', 'dispute', Number(dispute.id));
+    const fee = dispute.fee_parts;
+    // the amount beyond the net leaves the available of the parties that held it at the opening
     const feeTaken = (cents: number): Posting[] =>
-      feeParts(accountId, now.heldParts, cents, byLiability).map((p) => ({
+      feeTakenBy(accountId, fee, cents).map((p) => ({
         target: bucketOf(p.holder, 'available'),
         amount: -p.amount,
       }));

@@ -25,6 +25,7 @@ export {
   type RecipientBalance,
   recipientAvailableBalanceSql,
   recipientBalances,
+  reversalOf,
 } from './ledger.js';
 export { ledgerPanelRoutes } from './panel.routes.js';
 export {

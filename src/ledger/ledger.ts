@@ -54,6 +54,37 @@ export function codeOf(target: LedgerTarget): string {
     : `merchant:${target.accountId}:${target.bucket}`;
 }
 
+/** The target a ledger account's code names (`codeOf` read back). */
+function targetOfCode(code: string): LedgerTarget {
+  const [kind, id, bucket] = code.split(':');
+  if (kind === 'system') return { system: id as SystemAccount };
+  if (kind === 'recipient') return { recipientId: Number(id), bucket: bucket as Bucket };
+  return { accountId: Number(id), bucket: bucket as Bucket };
+}
+
+/**
+ * The postings that undo an entry already written (`kind` of `refType` `refId`, the one such entry): each of
+ * its postings with its sign turned, for the caller to post in an entry of its own. An entry undone this way
+ * is undone exactly, whatever changed since in what it was computed from. None when there is no such entry.
+ */
+export async function reversalOf(
+  q: Queryable,
+  kind: string,
+  refType: string,
+  refId: number,
+): Promise<Posting[]> {
+  const rows = await q.query<{ code: string; amount: string }>(
+    `SELECT la.code, p.amount::text AS amount
+       FROM journal_entries e
+       JOIN postings p ON p.entry_id = e.id
+       JOIN ledger_accounts la ON la.id = p.ledger_account_id
+      WHERE e.ref_type = $1 AND e.ref_id = $2 AND e.kind = $3
+      ORDER BY p.id`,
+    [refType, refId, kind],
+  );
+  return rows.map((r) => ({ target: targetOfCode(r.code), amount: -Number(r.amount) }));
+}
+
 /** A recipient's three ledger accounts, made with the recipient (its balance is read, never upserted, after). */
 export async function ensureRecipientLedger(q: Queryable, recipientId: number): Promise<void> {
   await q.query(

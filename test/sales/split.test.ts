@@ -256,6 +256,38 @@ describe('refunds and disputes of a split sale', () => {
     await expectLedgerOk();
   });
 
+  it('a dispute opened before the fee was shared by liability closes as it opened: the fee on the platform', async () => {
+    const eva = await createRecipient(server, platform, { name: 'Eva' });
+    const res = await charge(
+      saleInput({ amount: 10000, split: [{ recipientId: eva.id, amountCents: 4000, liable: true }] }),
+    );
+    expect(res.status, res.text).toBe(201);
+    await moveTo(server, platform, res.body.uuid, 'PAGO');
+    const evaPaid = await recipientBalance(server, platform, eva.id);
+    const platformPaid = await getBalance(db(), platform.accountId);
+    // a row as migration 283 left the disputes opened before it: no fee parts, the fee the account's
+    await db().query(
+      `CREATE FUNCTION test_old_dispute() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN NEW.fee_parts := NULL; RETURN NEW; END $$;
+       CREATE TRIGGER test_old_dispute BEFORE INSERT ON disputes FOR EACH ROW EXECUTE FUNCTION test_old_dispute()`,
+    );
+    const opened = await openDispute(server, platform, res.body.uuid, { kind: 'med' }).finally(() =>
+      db().query('DROP TRIGGER test_old_dispute ON disputes; DROP FUNCTION test_old_dispute()'),
+    );
+    expect(opened.status, opened.text).toBe(201);
+    expect((await getBalance(db(), platform.accountId)).blocked - platformPaid.blocked).toBe(250);
+    const lost = await decide(server, platform, opened.body.id, 'lost');
+    expect(lost.status, lost.text).toBe(200);
+    // Eva pays the net (9750), the platform the fee (250), each blocked back where it was
+    const eva2 = await recipientBalance(server, platform, eva.id);
+    const after = await getBalance(db(), platform.accountId);
+    expect([evaPaid.available - eva2.available, platformPaid.available - after.available]).toEqual([
+      9750, 250,
+    ]);
+    expect([eva2.blocked, after.blocked]).toEqual([evaPaid.blocked, platformPaid.blocked]);
+    await expectLedgerOk();
+  });
+
   it("a lost dispute of a split sale with no liable rule is the platform's alone, fee included", async () => {
     const res = await charge(saleInput({ amount: 10000, split: [{ recipientId: joao.id, percent: 50 }] }));
     expect(res.status, res.text).toBe(201);
@@ -339,6 +371,38 @@ describe('refunds and disputes of a split sale', () => {
     // each pays what it held
     expect([ritaPaid, platformPaid]).toEqual([5001, 0]);
     expect(await recipientBalance(server, shop, other.id)).toEqual(lost.before.other);
+  });
+
+  it('a dispute of part of a split sale without fees holds only the part, from the liable party', async () => {
+    const shop = await createMerchant(server, 'Plataforma Sem Taxa');
+    await db().query('UPDATE accounts SET sale_fee_percent_e4 = 0, sale_fee_fixed = 0 WHERE id = $1', [
+      shop.accountId,
+    ]);
+    const rui = await createRecipient(server, shop, { name: 'Rui Sem Taxa' });
+    for (const outcome of ['won', 'lost'] as const) {
+      const res = await charge(
+        saleInput({ amount: 10000, split: [{ recipientId: rui.id, percent: 30, liable: true }] }),
+        shop,
+      );
+      expect(res.status, res.text).toBe(201);
+      await moveTo(server, shop, res.body.uuid, 'PAGO');
+      const before = [await getBalance(db(), shop.accountId), await recipientBalance(server, shop, rui.id)];
+      const opened = await openDispute(server, shop, res.body.uuid, { kind: 'med', amountCents: 2500 });
+      expect(opened.status, opened.text).toBe(201);
+      const held = await recipientBalance(server, shop, rui.id);
+      expect([held.available - before[1]!.available, held.blocked - before[1]!.blocked]).toEqual([
+        -2500, 2500,
+      ]);
+      const closed = await decide(server, shop, opened.body.id, outcome);
+      expect(closed.status, closed.text).toBe(200);
+      const after = [await getBalance(db(), shop.accountId), await recipientBalance(server, shop, rui.id)];
+      expect(after.map((b, i) => before[i]!.available - b.available)).toEqual([
+        0,
+        outcome === 'lost' ? 2500 : 0,
+      ]);
+      expect(after.map((b, i) => b.blocked - before[i]!.blocked)).toEqual([0, 0]);
+      await expectLedgerOk();
+    }
   });
 
   it('two liable parties hold, for a dispute of part of the sale, to the cent what its loss takes from each', async () => {

@@ -29,7 +29,8 @@ function useMyKeys(): Set<string> {
 
 /**
  * Approve or decline a withdrawal awaiting approval, confirmed with the password (the two-factor code when it
- * is on). Shown to users who may approve, never for a withdrawal they asked for themselves.
+ * is on). Shown to users who may approve; for a withdrawal they asked for themselves, or their key did, decline
+ * only.
  */
 export function Decide({
   withdrawal,
@@ -45,11 +46,10 @@ export function Decide({
   const [busy, setBusy] = useState(false);
   const keys = useMyKeys();
   if (withdrawal.approval?.status !== 'awaiting' || !can('withdrawals.create')) return null;
-  if (withdrawal.approval.requestedBy === me?.email) {
-    return <p class="muted">Você pediu este saque: outra pessoa da equipe precisa aprová-lo.</p>;
-  }
-  // a key's request is its creator's: they may decline it, never approve it (the server checks the same)
-  const byMyKey = keys.has(withdrawal.approval.requestedBy.replace(/^api_key:/, ''));
+  // the user's own request, or a request of a key they made: they may decline it, never approve it (the server
+  // checks the same)
+  const mine = withdrawal.approval.requestedBy === me?.email;
+  const byMyKey = mine || keys.has(withdrawal.approval.requestedBy.replace(/^api_key:/, ''));
   const decide = async (step: 'approve' | 'decline') => {
     setBusy(true);
     setError(null);
@@ -102,8 +102,8 @@ export function Decide({
       </div>
       {byMyKey ? (
         <p class="muted">
-          Uma credencial criada por você pediu este saque: outra pessoa da equipe precisa aprová-lo. Você pode
-          recusá-lo.
+          {mine ? 'Você pediu este saque' : 'Uma credencial criada por você pediu este saque'}: outra pessoa
+          da equipe precisa aprová-lo. Você pode recusá-lo.
         </p>
       ) : (
         <button type="submit" disabled={busy}>

@@ -56,8 +56,8 @@ export async function keyCreatorOf(q: Queryable, requestedBy: string | null): Pr
 }
 
 /**
- * A user who may approve decides on a withdrawal of their account; never the one who asked for it, and never
- * approves one that an API key they created asked for. The caller has checked the user's password or code already.
+ * A user who may approve decides on a withdrawal of their account: never approves one they asked for, or one
+ * that an API key they created asked for, and may decline either (taking back their own request). The caller has checked the user's password or code already.
  */
 export async function decideOnWithdrawal(
   db: Db,
@@ -70,11 +70,9 @@ export async function decideOnWithdrawal(
   const found = await findWithdrawal(db, id, accountId);
   if (!found) throw notFound('Withdrawal not found');
   if (found.approval_status !== 'awaiting' || found.status !== 'PENDING') throw notAwaiting(found);
-  if (found.approval_requested_by === by.email) {
-    throw new AppError(
-      'FORBIDDEN',
-      'A withdrawal is approved or declined by someone other than who asked for it',
-    );
+  // the one who asked may take the request back (decline it), never approve it
+  if (decision === 'approved' && found.approval_requested_by === by.email) {
+    throw new AppError('FORBIDDEN', 'A withdrawal is approved by someone other than who asked for it');
   }
   // an API key's request is its creator's: they may still decline it, never approve it
   if (decision === 'approved' && (await keyCreatorOf(db, found.approval_requested_by)) === by.email) {

@@ -172,6 +172,22 @@ describe('withdrawal approval', () => {
     expect(audit.body.data.find((e) => e.action === 'withdrawal.declined')?.actor.label).toBe(owner.email);
   });
 
+  it('the one who asked may take the request back: declining their own returns the money', async () => {
+    const before = await getBalance(db(), owner.accountId);
+    const w = await panelWithdrawal(finance, finance.password, 1500);
+    expect(w.approval).toMatchObject({ status: 'awaiting', requestedBy: finance.email });
+    const wrong = await decide('decline', finance, w.id, { password: 'not-it' });
+    expect(wrong.status).toBe(401);
+    const declined = await decide('decline', finance, w.id, { password: finance.password });
+    expect(declined.status, declined.text).toBe(200);
+    expect(declined.body).toMatchObject({
+      status: 'CANCELLED',
+      approval: { status: 'declined', decidedBy: finance.email },
+    });
+    expect(await getBalance(db(), owner.accountId)).toEqual(before);
+    expect(await sentToProvider(w.uuid)).toBe(false);
+  });
+
   it('approve racing decline racing expiry: exactly one wins, every time', async () => {
     for (let round = 0; round < 8; round++) {
       const w = await apiWithdrawal(1500);
