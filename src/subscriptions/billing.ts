@@ -302,6 +302,8 @@ export class SubscriptionBiller {
     // a plan change starts with the next period, charged at its first try: not with the first period of a
     // subscription still incomplete, which is its current period (a trial is the current period of one trialing)
     if (attempt === 1 && sub.next_plan_id !== null && sub.status !== 'incomplete') {
+      // the current period stays the one paid at the plan before, and shows it, until this one is paid
+      sub.current_plan_id = sub.current_plan_id ?? sub.plan_id;
       sub.plan_id = sub.next_plan_id;
       sub.next_plan_id = null;
       subscriber.plan = subscriber.nextPlan!;
@@ -665,6 +667,9 @@ export class SubscriptionBiller {
       activated = sub.status === 'incomplete' || sub.status === 'trialing';
       sub.current_period_start = period.start;
       sub.current_period_end = period.end;
+      // the period paid is the current one now, at the plan it was billed at
+      sub.current_plan_id = sub.plan_id;
+      who.currentPlan = who.plan;
       sub.period_index = charge.period_index + 1;
       sub.attempt = 0;
       sub.first_failed_at = null;

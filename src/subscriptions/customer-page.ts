@@ -8,6 +8,7 @@ import { AppError, notFound, validation } from '../platform/errors/app-error.js'
 import { salesOfSubscription } from '../sales/index.js';
 import {
   lockSubscription,
+  type PlanRow,
   periodsOfSales,
   type SubscriptionRow,
   saveSubscription,
@@ -16,12 +17,26 @@ import {
 import type { BillingPage } from './schemas.js';
 import {
   billingTokenHash,
+  chargeTimeOf,
   isFinal,
   periodOf,
   type Subscriptions,
   shownNextChargeAt,
   subscribersOf,
 } from './subscriptions.js';
+
+/**
+ * The first day of the period the next charge is for: the period after the one being billed when its try is
+ * under way (the next charge is then the following period's), else the one being billed. Null when nothing
+ * more is charged.
+ */
+function nextChargeDue(sub: SubscriptionRow, plan: PlanRow, boletoDaysBefore: number): string | null {
+  if (shownNextChargeAt(sub) === null || sub.next_charge_at === null) return null;
+  const following = sub.period_index + 1;
+  const ahead =
+    chargeTimeOf(sub, plan, following, boletoDaysBefore).getTime() === sub.next_charge_at.getTime();
+  return periodOf(sub, plan, ahead ? following : sub.period_index).start;
+}
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
 export type BillingView = Static<typeof BillingPage>;
@@ -140,15 +155,17 @@ export class CustomerPage {
     );
     return {
       merchantName: (await accountName(this.db, sub.account_id)) ?? '',
-      planName: who.plan.name,
-      amountCents: who.plan.amount_cents,
-      interval: who.plan.interval,
-      intervalCount: who.plan.interval_count,
+      // the current period's plan, as the subscription shows it
+      planName: who.currentPlan.name,
+      amountCents: who.currentPlan.amount_cents,
+      interval: who.currentPlan.interval,
+      intervalCount: who.currentPlan.interval_count,
       status: sub.status,
       paymentMethod: sub.payment_method,
       currentPeriodStart: sub.current_period_start,
       currentPeriodEnd: sub.current_period_end,
       nextChargeAt: shownNextChargeAt(sub),
+      nextChargeDue: nextChargeDue(sub, who.nextPlan ?? who.plan, this.subscriptions.boletoDaysBefore),
       cancelAtPeriodEnd: sub.cancel_at_period_end,
       card: card && {
         brand: card.brand,

@@ -41,8 +41,11 @@ export interface SubscriptionRow {
   uuid: string;
   account_id: number;
   customer_id: number;
+  /** The plan being billed: the current period's, or the next's once its first try has begun. */
   plan_id: number;
   next_plan_id: number | null;
+  /** The plan the current period was charged at (migration 284); null: `plan_id`. */
+  current_plan_id: number | null;
   payment_method: SubscriptionMethod;
   card_id: string | null;
   address: Record<string, string> | null;
@@ -82,7 +85,7 @@ export interface ChargeRow {
 }
 
 // dates come back as São Paulo calendar dates ("YYYY-MM-DD"), never as instants
-const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_plan_id, payment_method, card_id,
+const SUBSCRIPTION_COLUMNS = `id, uuid, account_id, customer_id, plan_id, next_plan_id, current_plan_id, payment_method, card_id,
   address, status, to_char(anchor_date, 'YYYY-MM-DD') AS anchor_date, to_char(trial_end, 'YYYY-MM-DD') AS trial_end,
   period_index, attempt, first_failed_at, to_char(current_period_start, 'YYYY-MM-DD') AS current_period_start,
   to_char(current_period_end, 'YYYY-MM-DD') AS current_period_end, next_charge_at, lease_until,
@@ -101,6 +104,7 @@ const subscription = (r: SubscriptionRow): SubscriptionRow => ({
   customer_id: Number(r.customer_id),
   plan_id: Number(r.plan_id),
   next_plan_id: r.next_plan_id === null ? null : Number(r.next_plan_id),
+  current_plan_id: r.current_plan_id === null ? null : Number(r.current_plan_id),
   recurrence_id: r.recurrence_id === null ? null : Number(r.recurrence_id),
 });
 
@@ -178,10 +182,10 @@ export async function insertSubscription(
   },
 ): Promise<SubscriptionRow> {
   const [row] = await q.query<SubscriptionRow>(
-    `INSERT INTO subscriptions (uuid, account_id, customer_id, plan_id, payment_method, card_id, address, status,
-        anchor_date, trial_end, current_period_start, current_period_end, next_charge_at, billing_token_hash,
-        billing_token_sealed, recurrence_id, split)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+    `INSERT INTO subscriptions (uuid, account_id, customer_id, plan_id, current_plan_id, payment_method, card_id,
+        address, status, anchor_date, trial_end, current_period_start, current_period_end, next_charge_at,
+        billing_token_hash, billing_token_sealed, recurrence_id, split)
+     VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       s.uuid,
@@ -291,7 +295,7 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
     `UPDATE subscriptions SET plan_id = $2, next_plan_id = $3, card_id = $4, status = $5, period_index = $6,
         attempt = $7, first_failed_at = $8, current_period_start = $9, current_period_end = $10,
         next_charge_at = $11, cancel_at_period_end = $12, canceled_at = $13, lease_until = $14,
-        incomplete_expires_at = $15, cancel_reason = $16, updated_at = now()
+        incomplete_expires_at = $15, cancel_reason = $16, current_plan_id = $17, updated_at = now()
       WHERE id = $1 RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       s.id,
@@ -310,6 +314,7 @@ export async function saveSubscription(q: Queryable, s: SubscriptionRow): Promis
       s.lease_until,
       s.incomplete_expires_at,
       s.cancel_reason,
+      s.current_plan_id,
     ],
   );
   return subscription(row!);
@@ -324,13 +329,14 @@ export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): 
         status = v_status, period_index = v_period_index, attempt = v_attempt, first_failed_at = v_first_failed_at,
         current_period_start = v_period_start, current_period_end = v_period_end, next_charge_at = v_next_charge_at,
         cancel_at_period_end = v_cancel_at_period_end, canceled_at = v_canceled_at, lease_until = v_lease_until,
-        incomplete_expires_at = v_incomplete_expires_at, cancel_reason = v_cancel_reason, updated_at = now()
+        incomplete_expires_at = v_incomplete_expires_at, cancel_reason = v_cancel_reason,
+        current_plan_id = v_current_plan_id, updated_at = now()
        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[], $7::int[],
                    $8::timestamptz[], $9::date[], $10::date[], $11::timestamptz[], $12::bool[], $13::timestamptz[],
-                   $14::timestamptz[], $15::timestamptz[], $16::text[])
+                   $14::timestamptz[], $15::timestamptz[], $16::text[], $17::bigint[])
          AS v(v_id, v_plan_id, v_next_plan_id, v_card_id, v_status, v_period_index, v_attempt, v_first_failed_at,
               v_period_start, v_period_end, v_next_charge_at, v_cancel_at_period_end, v_canceled_at,
-              v_lease_until, v_incomplete_expires_at, v_cancel_reason)
+              v_lease_until, v_incomplete_expires_at, v_cancel_reason, v_current_plan_id)
       WHERE id = v_id RETURNING ${SUBSCRIPTION_COLUMNS}`,
     [
       col('id'),
@@ -349,6 +355,7 @@ export async function saveSubscriptions(q: Queryable, subs: SubscriptionRow[]): 
       col('lease_until'),
       col('incomplete_expires_at'),
       col('cancel_reason'),
+      col('current_plan_id'),
     ],
   );
   const byId = new Map(rows.map((r) => [Number(r.id), subscription(r)]));

@@ -197,6 +197,10 @@ export const BillingPage = Type.Object({
   currentPeriodStart: Type.String(),
   currentPeriodEnd: Type.String(),
   nextChargeAt: Type.Union([Type.String(), Type.Null()]),
+  nextChargeDue: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date)',
+  }),
   cancelAtPeriodEnd: Type.Boolean(),
   card: Type.Union([
     Type.Object({

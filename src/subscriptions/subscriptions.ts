@@ -131,15 +131,24 @@ export const billingTokenHash = (token: string) => createHash('sha256').update(t
 /** What a subscription's views and notifications read besides its own row. */
 export interface Subscriber {
   customer: CustomerRow;
+  /** The plan being billed (the next period's once its first try has begun). */
   plan: PlanRow;
   nextPlan: PlanRow | null;
+  /** The plan the current period was charged at: what the subscription shows as its plan. */
+  currentPlan: PlanRow;
   mandate: RecurrenceRow | null;
 }
 
 /** Reads the customer and plans of each subscription, in one query each. */
 export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Promise<Map<number, Subscriber>> {
   const plans = await plansById(q, [
-    ...new Set(subs.flatMap((s) => (s.next_plan_id ? [s.plan_id, s.next_plan_id] : [s.plan_id]))),
+    ...new Set(
+      subs.flatMap((s) => [
+        s.plan_id,
+        ...(s.next_plan_id ? [s.next_plan_id] : []),
+        s.current_plan_id ?? s.plan_id,
+      ]),
+    ),
   ]);
   const customers = await customersById(q, [...new Set(subs.map((s) => s.customer_id))]);
   const mandates = await recurrencesById(q, [
@@ -151,6 +160,7 @@ export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Prom
       customer: customers.get(s.customer_id)!,
       plan: plans.get(s.plan_id)!,
       nextPlan: s.next_plan_id ? plans.get(s.next_plan_id)! : null,
+      currentPlan: plans.get(s.current_plan_id ?? s.plan_id)!,
       mandate: s.recurrence_id === null ? null : (mandates.get(s.recurrence_id) ?? null),
     });
   }
@@ -164,13 +174,14 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
   return {
     id: s.uuid,
     customerId: who.customer.uuid,
-    planId: who.plan.uuid,
-    nextPlanId: who.nextPlan?.uuid ?? null,
+    // the current period's plan; the next period's when another (being billed already, or changed to)
+    planId: who.currentPlan.uuid,
+    nextPlanId: who.plan.id !== who.currentPlan.id ? who.plan.uuid : (who.nextPlan?.uuid ?? null),
     paymentMethod: s.payment_method,
     cardId: s.card_id,
     idRec: who.mandate?.id_rec ?? null,
     status: s.status,
-    amountCents: who.plan.amount_cents,
+    amountCents: who.currentPlan.amount_cents,
     currentPeriodStart: s.current_period_start,
     currentPeriodEnd: s.current_period_end,
     nextChargeAt: shownNextChargeAt(s),
@@ -426,7 +437,9 @@ export class Subscriptions {
           throw validation('idRec already pays for another subscription that is not canceled');
         throw err;
       });
-      row.next_charge_at = chargeTimeOf(row, plan, 0, this.settings.boletoDaysBefore);
+      // a first period starting within the lead of its Pix or boleto is charged now, not at a time gone by
+      const firstCharge = chargeTimeOf(row, plan, 0, this.settings.boletoDaysBefore);
+      row.next_charge_at = firstCharge.getTime() < Date.now() ? new Date() : firstCharge;
       const cardWanted = input.paymentMethod === 'CREDIT_CARD' && cardId === null;
       if (cardWanted && row.status === 'incomplete') {
         // the first period is charged when the customer gives the card on their page, within the usual deadline
@@ -434,7 +447,7 @@ export class Subscriptions {
         row.incomplete_expires_at = new Date(Date.now() + INCOMPLETE_HOURS * 3_600_000);
       }
       const saved = await saveSubscription(tx, row);
-      const who = { customer, plan, nextPlan: null, mandate };
+      const who = { customer, plan, nextPlan: null, currentPlan: plan, mandate };
       const view = subscriptionView(saved, who, this.settings);
       await notifySubscription(tx, 'subscription.created', view, accountId, saved.id);
       if (this.settings.mail) {
@@ -450,6 +463,11 @@ export class Subscriptions {
       }
       return view;
     });
+  }
+
+  /** Days before its period a Pix or boleto period is charged (`BOLETO_DAYS_BEFORE`). */
+  get boletoDaysBefore(): number {
+    return this.settings.boletoDaysBefore;
   }
 
   async one(accountId: number, id: string): Promise<SubscriptionView> {

@@ -47,15 +47,6 @@ const EVERY: Record<Billing['interval'], [string, string]> = {
 
 const every = (b: Billing) =>
   b.intervalCount === 1 ? `por ${EVERY[b.interval][0]}` : `a cada ${b.intervalCount} ${EVERY[b.interval][1]}`;
-/**
- * When the next Pix or boleto is due: issued days ahead of the period it pays, it is due on that period's first
- * day: the current period's when it is issued before that day (a first period not charged yet), else the next's.
- */
-function dueOfNext(b: Billing): string {
-  const issued = new Date(b.nextChargeAt!).toLocaleDateString('sv-SE', { timeZone: 'America/Sao_Paulo' });
-  return issued <= b.currentPeriodStart ? b.currentPeriodStart : b.currentPeriodEnd;
-}
-
 const date = (iso: string) => new Date(iso).toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo' });
 
 /** The subscriber's own page: the plan, its state, the card on file, the charges; a new card; cancel at period end. */
@@ -108,7 +99,7 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
               ? `Nova tentativa de cobrança: ${date(b.nextChargeAt)}.`
               : b.paymentMethod === 'CREDIT_CARD'
                 ? `Próxima cobrança: ${date(b.nextChargeAt)}.`
-                : `Próxima cobrança: vence em ${day(dueOfNext(b))} (enviada por e-mail em ${date(b.nextChargeAt)}).`}
+                : `Próxima cobrança: vence em ${day(b.nextChargeDue ?? b.currentPeriodEnd)} (enviada por e-mail em ${date(b.nextChargeAt)}).`}
           </p>
         )}
         {behind && b.paymentMethod === 'CREDIT_CARD' && (
