@@ -18177,6 +18177,7 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
                          *         "brand": "visa",
@@ -18216,6 +18217,8 @@ export interface paths {
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
+                            /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
+                            nextChargeDue: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
@@ -18346,6 +18349,7 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
                          *         "brand": "visa",
@@ -18385,6 +18389,8 @@ export interface paths {
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
+                            /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
+                            nextChargeDue: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
@@ -18547,6 +18553,7 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
                          *         "brand": "visa",
@@ -18586,6 +18593,8 @@ export interface paths {
                             intervalCount: number;
                             merchantName: string;
                             nextChargeAt: string | null;
+                            /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
+                            nextChargeDue: string | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
