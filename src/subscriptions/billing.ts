@@ -489,7 +489,10 @@ export class SubscriptionBiller {
             log: this.log,
             origin,
             reserve: (tx, saleId) => bind(tx, saleId, true),
-            due: { date: dueDate, daysAfter: 0 },
+            // a first period's Pix due the day it is made stays payable the next day too: the customer has the
+            // 23 hours the subscription waits for it (`incompleteDeadline`, which cancels it then), not the hours
+            // left until midnight
+            due: { date: dueDate, daysAfter: firstPeriod(sub) && dueDate === today() ? 1 : 0 },
           },
         );
       } else {
@@ -773,6 +776,9 @@ export class SubscriptionBiller {
 }
 
 const today = () => localDateOf(new Date());
+
+/** Whether a try is of the subscription's first paid period (one with a deadline to be paid by). */
+const firstPeriod = (sub: SubscriptionRow) => sub.status === 'incomplete' || sub.status === 'trialing';
 
 /**
  * When an incomplete subscription's first period must be paid by: 23 hours after its first try, and for a charge

@@ -69,7 +69,8 @@ it('opens a cobv due on the period’s first day, addressed to the customer; pai
   const { sub, sale } = await charged('cobv-paid@example.com');
   expect(psp.state.log).toContain(`PUT /cobv/${sale.txid}`);
   const cobv = psp.cobv.cobvs.get(sale.txid)!;
-  expect(cobv.calendario).toEqual({ dataDeVencimento: sub.currentPeriodStart, validadeAposVencimento: 0 });
+  // a first period due the day it is charged stays payable the next day: the customer has the 23 hours
+  expect(cobv.calendario).toEqual({ dataDeVencimento: sub.currentPeriodStart, validadeAposVencimento: 1 });
   expect(cobv.devedor).toEqual({
     cpf: CUSTOMER.document,
     nome: CUSTOMER.name,

@@ -638,7 +638,7 @@ describe('subscriptions by PIX', () => {
     const asked = Date.now();
     const made = await subscribe({ customerId, planId, paymentMethod: 'PIX' });
     expect(made.status, made.text).toBe(201);
-    // its first period starts today, within the lead of its Pix: charged now, not at a time gone by
+    // its first period starts tomorrow, within the lead of its Pix: charged now, not at a time gone by
     const periodStart = made.body.currentPeriodStart;
     expect(Date.parse(made.body.nextChargeAt!)).toBeGreaterThanOrEqual(asked);
     expect(Date.parse(made.body.nextChargeAt!)).toBeLessThanOrEqual(Date.now());
@@ -756,7 +756,7 @@ describe('subscriptions by BOLETO', () => {
     const asked = Date.now();
     const made = await subscribe({ customerId, planId, paymentMethod: 'BOLETO', address });
     expect(made.status, made.text).toBe(201);
-    // its first period starts today, within the BOLETO_DAYS_BEFORE (5) days a boleto is issued ahead: now
+    // its first period starts tomorrow, within the BOLETO_DAYS_BEFORE (5) days a boleto is issued ahead: now
     expect(Date.parse(made.body.nextChargeAt!)).toBeGreaterThanOrEqual(asked);
     expect(Date.parse(made.body.nextChargeAt!)).toBeLessThanOrEqual(Date.now());
     await advance(made.body.id);
