@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../support/factories.js';
@@ -63,10 +63,15 @@ describe('e-mail', () => {
       const names = await readdir(dir).catch(() => [] as string[]);
       for (const name of names.filter((n) => n.endsWith('.eml'))) {
         const text = await readFile(path.join(dir, name), 'utf8');
-        if (text.includes('To: file@example.com')) return text;
+        // the invitation's link is of one use: the gateway's user alone reads it, as every secret in DATA_DIR
+        if (text.includes('To: file@example.com')) {
+          expect((await stat(path.join(dir, name))).mode & 0o777).toBe(0o600);
+          return text;
+        }
       }
       return undefined;
     });
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect(file).toMatch(/^Subject: =\?UTF-8\?|^Subject: \[Teste\] Convite/m);
     expect(file).toContain('Content-Type: text/html');
     expect(

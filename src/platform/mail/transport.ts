@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
@@ -43,9 +43,12 @@ export function mailTransport(
   return {
     async send(mail) {
       const built = await (await files.get()).sendMail({ from: settings.from, ...mail });
-      await mkdir(dir, { recursive: true });
+      // the messages carry links of one use (invitations, password resets): readable by the gateway's user
+      // alone, as every other secret in DATA_DIR is
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.messageId.replace(/[^\w.-]/g, '_')}.eml`;
-      await writeFile(path.join(dir, name), built.message as Buffer);
+      await writeFile(path.join(dir, name), built.message as Buffer, { mode: 0o600 });
       log.info(
         { to: mail.to, subject: mail.subject, file: path.join(dir, name) },
         'e-mail written (no SMTP_URL)',
