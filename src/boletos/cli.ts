@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, UsageError } from '../platform/cli/command.js';
+import { isRealDate, REAL_DATE_RULE } from '../platform/time/calendar.js';
 import { BoletoInputError } from './errors.js';
 
 // each command loads the module's code when it runs: the CLI's help and usage load no more than this file
@@ -60,8 +61,7 @@ export const boletoCommands: Command[] = [
     options: { date: { type: 'string' }, out: { type: 'string' } },
     async run({ db, config }, values) {
       const day = values.date;
-      if (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(Date.parse(day)))
-        throw new UsageError('--date must be a date YYYY-MM-DD');
+      if (!isRealDate(day)) throw new UsageError(`--date must be ${REAL_DATE_RULE}, got "${day ?? ''}"`);
       const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
       const [{ remessaOf, recordRemessa }, { beneficiaryKey }, { remessa }] = await Promise.all([
         import('./registration.js'),

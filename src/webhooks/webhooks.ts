@@ -1,6 +1,7 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { KeyedLimit } from '../platform/concurrency/keyed-limit.js';
 import type { Config } from '../platform/config/config.js';
+import { isForeignKeyViolation } from '../platform/db/advisory-lock.js';
 import type { Db } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
 import { newWebhookSecret, openKeys, sealKeys } from './crypto.js';
@@ -63,13 +64,12 @@ export class WebhookService {
           `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks; delete one before creating another`,
         );
       }
-      const inserted = await data.insertWebhook(
-        tx,
-        accountId,
-        url,
-        events,
-        sealKeys(this.config.secretsKey, secret),
-      );
+      const inserted = await data
+        .insertWebhook(tx, accountId, url, events, sealKeys(this.config.secretsKey, secret))
+        .catch((err: unknown) => {
+          // only the operator's command names an account that may not exist (the API's is the caller's own)
+          throw isForeignKeyViolation(err) ? notFound(`No account ${accountId}`) : err;
+        });
       await recordAudit(tx, accountId, actor, {
         action: 'webhook.created',
         target: `webhook:${inserted.id}`,

@@ -143,6 +143,12 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     const none = await runGateway(['boletos', 'retorno'], env());
     expect(none.code).toBe(2);
     expect(none.stderr).toBe('error: usage: gateway boletos retorno FILE [--json]\n');
+    // a day that does not exist is a usage error of one line, before the database is asked anything
+    const noDay = await runGateway(['boletos', 'remessa', '--date', '2026-11-31'], env());
+    expect(noDay.code).toBe(2);
+    expect(noDay.stderr).toBe(
+      'error: --date must be a date YYYY-MM-DD that exists, years 1900 to 9998, got "2026-11-31" (usage: gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json])\n',
+    );
   });
 });
 

@@ -60,5 +60,18 @@ describe('gateway webhooks create', () => {
     expect(lines(bad.stderr)).toHaveLength(1);
     const usage = await gateway('webhooks', 'create', '--account', String(m.accountId));
     expect(usage.code).toBe(2);
+    // an account that does not exist is named, as keys create names it (not the database's constraint)
+    const nobody = await gateway(
+      'webhooks',
+      'create',
+      '--account',
+      '987654321',
+      '--url',
+      'https://x.example.com/',
+      '--events',
+      'sale.paid',
+    );
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toBe('error: No account 987654321\n');
   });
 });
