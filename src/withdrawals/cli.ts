@@ -33,7 +33,7 @@ export const withdrawalCommands: Command[] = [
                 (r) =>
                   `${r.id} ${r.uuid} ${r.status}${r.submitting && r.status === 'PENDING' ? ' (submitting)' : ''}` +
                   `${r.awaitingApproval ? ' (awaiting approval)' : ''} ` +
-                  `provider=${r.provider} ${r.ageMinutes} min`,
+                  `${r.provider === null ? 'not sent yet' : `provider=${r.provider}`} ${r.ageMinutes} min`,
               )
               .join('\n');
       return { result: rows, text };

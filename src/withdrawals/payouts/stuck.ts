@@ -8,7 +8,8 @@ export interface StuckWithdrawal {
   id: number;
   uuid: string;
   status: 'PENDING' | 'PROCESSING';
-  provider: string;
+  /** The payout provider it was sent to; null for one no submission has claimed yet (nothing sent). */
+  provider: string | null;
   /** A submission may have reached the provider (it cannot be cancelled, only retried). */
   submitting: boolean;
   /** Waiting for a second person's approval: nothing is sent before it (or its 72-hour expiry). */
@@ -23,7 +24,9 @@ export interface StuckWithdrawal {
  */
 export async function stuckWithdrawals(db: Db, minutes: number): Promise<StuckWithdrawal[]> {
   const rows = await db.query<StuckWithdrawal>(
-    `SELECT id, uuid, status, provider, submitting_at IS NOT NULL AS submitting,
+    `SELECT id, uuid, status,
+            CASE WHEN status = 'PROCESSING' OR submitting_at IS NOT NULL THEN provider END AS provider,
+            submitting_at IS NOT NULL AS submitting,
             approval_status IS NOT DISTINCT FROM 'awaiting' AS "awaitingApproval", amount,
             floor(extract(epoch FROM now() - updated_at) / 60)::int AS "ageMinutes"
        FROM withdrawals

@@ -77,14 +77,17 @@ describe('nothing waits forever', () => {
     ]);
     const stuck = await cli(['cashouts', 'stuck', '--minutes', '5']);
     expect(stuck.code, stuck.stderr).toBe(0);
+    // nothing sent: no provider named
     expect(JSON.parse(stuck.stdout)).toContainEqual(
-      expect.objectContaining({ id: w.id, status: 'PENDING', awaitingApproval: true }),
+      expect.objectContaining({ id: w.id, status: 'PENDING', awaitingApproval: true, provider: null }),
     );
     const text = await runGateway(['cashouts', 'stuck', '--minutes', '5'], {
       DATABASE_URL: server.databaseUrl,
       DATA_DIR: server.env.DATA_DIR!,
     });
-    expect(text.stdout.split('\n').find((l) => l.includes(w.uuid))).toMatch(/PENDING \(awaiting approval\)/);
+    expect(text.stdout.split('\n').find((l) => l.includes(w.uuid))).toMatch(
+      /PENDING \(awaiting approval\) not sent yet \d+ min$/,
+    );
   }, 60_000);
 
   it('a PENDING withdrawal whose job is gone is found, listed as stuck, and submitted again', async () => {
