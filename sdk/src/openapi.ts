@@ -18177,6 +18177,11 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextPlan": {
+                         *         "name": "Maria Silva",
+                         *         "amountCents": 15000,
+                         *         "from": "pedido-1001"
+                         *       },
                          *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
@@ -18219,6 +18224,12 @@ export interface paths {
                             nextChargeAt: string | null;
                             /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
                             nextChargeDue: string | null;
+                            /** @description A plan change coming: the plan, its price and the first day of the period it starts with */
+                            nextPlan: {
+                                amountCents: number;
+                                from: string;
+                                name: string;
+                            } | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
@@ -18349,6 +18360,11 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextPlan": {
+                         *         "name": "Maria Silva",
+                         *         "amountCents": 15000,
+                         *         "from": "pedido-1001"
+                         *       },
                          *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
@@ -18391,6 +18407,12 @@ export interface paths {
                             nextChargeAt: string | null;
                             /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
                             nextChargeDue: string | null;
+                            /** @description A plan change coming: the plan, its price and the first day of the period it starts with */
+                            nextPlan: {
+                                amountCents: number;
+                                from: string;
+                                name: string;
+                            } | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {
@@ -18553,6 +18575,11 @@ export interface paths {
                          *       "currentPeriodStart": "pedido-1001",
                          *       "currentPeriodEnd": "pedido-1001",
                          *       "nextChargeAt": "pedido-1001",
+                         *       "nextPlan": {
+                         *         "name": "Maria Silva",
+                         *         "amountCents": 15000,
+                         *         "from": "pedido-1001"
+                         *       },
                          *       "nextChargeDue": "pedido-1001",
                          *       "cancelAtPeriodEnd": true,
                          *       "card": {
@@ -18595,6 +18622,12 @@ export interface paths {
                             nextChargeAt: string | null;
                             /** @description The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date) */
                             nextChargeDue: string | null;
+                            /** @description A plan change coming: the plan, its price and the first day of the period it starts with */
+                            nextPlan: {
+                                amountCents: number;
+                                from: string;
+                                name: string;
+                            } | null;
                             paymentMethod: "CREDIT_CARD" | "PIX" | "BOLETO";
                             planName: string;
                             sales: {

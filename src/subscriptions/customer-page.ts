@@ -20,9 +20,11 @@ import {
   chargeTimeOf,
   isFinal,
   periodOf,
+  type Subscriber,
   type Subscriptions,
   shownNextChargeAt,
   subscribersOf,
+  upcomingPlan,
 } from './subscriptions.js';
 
 /**
@@ -36,6 +38,12 @@ function nextChargeDue(sub: SubscriptionRow, plan: PlanRow, boletoDaysBefore: nu
   const ahead =
     chargeTimeOf(sub, plan, following, boletoDaysBefore).getTime() === sub.next_charge_at.getTime();
   return periodOf(sub, plan, ahead ? following : sub.period_index).start;
+}
+
+/** A plan change coming, as the customer's page tells it. */
+function nextPlanOf(sub: SubscriptionRow, who: Subscriber): BillingView['nextPlan'] {
+  const next = upcomingPlan(sub, who);
+  return next && { name: next.plan.name, amountCents: next.plan.amount_cents, from: next.from };
 }
 
 /** What the customer's page shows: no key, no id of anything but the page's own sales. */
@@ -166,6 +174,7 @@ export class CustomerPage {
       currentPeriodEnd: sub.current_period_end,
       nextChargeAt: shownNextChargeAt(sub),
       nextChargeDue: nextChargeDue(sub, who.nextPlan ?? who.plan, this.subscriptions.boletoDaysBefore),
+      nextPlan: isFinal(sub.status) || sub.cancel_at_period_end ? null : nextPlanOf(sub, who),
       cancelAtPeriodEnd: sub.cancel_at_period_end,
       card: card && {
         brand: card.brand,

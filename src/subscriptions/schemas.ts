@@ -197,6 +197,12 @@ export const BillingPage = Type.Object({
   currentPeriodStart: Type.String(),
   currentPeriodEnd: Type.String(),
   nextChargeAt: Type.Union([Type.String(), Type.Null()]),
+  nextPlan: Type.Union(
+    [Type.Object({ name: Type.String(), amountCents: Type.Integer(), from: Type.String() }), Type.Null()],
+    {
+      description: 'A plan change coming: the plan, its price and the first day of the period it starts with',
+    },
+  ),
   nextChargeDue: Type.Union([Type.String(), Type.Null()], {
     description:
       'The first day of the period the next charge is for (its due date for a Pix or boleto; São Paulo date)',

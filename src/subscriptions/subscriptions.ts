@@ -167,6 +167,24 @@ export async function subscribersOf(q: Queryable, subs: SubscriptionRow[]): Prom
   return out;
 }
 
+/**
+ * The plan a change moves the subscription to, and the first day of the period it starts with: the plan of a
+ * period billed already (its Pix or boleto issued ahead, or a card period in dunning) while the current period
+ * is still at the plan before; else the plan waiting in `next_plan_id`, which starts with the next period whose
+ * first try has not begun (of an incomplete subscription, its second). Null when no change is coming.
+ */
+export function upcomingPlan(
+  sub: SubscriptionRow,
+  who: Subscriber,
+): { plan: PlanRow; from: LocalDate } | null {
+  if (who.plan.id !== who.currentPlan.id) {
+    return { plan: who.plan, from: periodOf(sub, who.plan, sub.period_index).start };
+  }
+  if (!who.nextPlan) return null;
+  const n = sub.attempt > 0 || sub.status === 'incomplete' ? sub.period_index + 1 : sub.period_index;
+  return { plan: who.nextPlan, from: periodOf(sub, who.nextPlan, n).start };
+}
+
 /** A subscription as notifications tell it: the view without the subscriber's page link. */
 export type SubscriptionBody = Omit<SubscriptionView, 'billingUrl'>;
 

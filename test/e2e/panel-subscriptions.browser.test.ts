@@ -75,6 +75,15 @@ describe('Assinaturas and Clientes', () => {
       paymentMethod: 'PIX',
     });
     expect(pixSub.body.idRec).not.toBeNull();
+    // a plan change waits for the next period: the list says so beside the plan of today
+    const plus = await api<{ id: string }>('POST', '/api/plans', {
+      name: 'Plano Anual Plus',
+      amountCents: 129_900,
+      interval: 'year',
+      methods: ['CREDIT_CARD'],
+    });
+    const changed = await api('PATCH', `/api/subscriptions/${sub.body.id}`, { planId: plus.body.id });
+    expect(changed.status, changed.text).toBe(200);
 
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${server.url}/`);
@@ -88,7 +97,9 @@ describe('Assinaturas and Clientes', () => {
       .getByRole('table', { name: 'Assinaturas' })
       .getByRole('row', { name: new RegExp(CUSTOMER.name) });
     await row.waitFor();
-    expect(await row.textContent()).toMatch(/Plano Anual \(R\$\s999,00 por ano\).*Em teste/);
+    expect(await row.textContent()).toMatch(
+      /Plano Anual \(R\$\s999,00 por ano\) · muda para Plano Anual Plus no próximo período.*Em teste/,
+    );
     const pixRow = page.getByRole('table', { name: 'Assinaturas' }).getByRole('row', { name: /João Souza/ });
     expect(await pixRow.textContent()).toContain('PIX Automático');
     await page

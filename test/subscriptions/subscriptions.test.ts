@@ -585,6 +585,9 @@ describe('subscriptions by PIX', () => {
     });
     expect(changed.body).toMatchObject({ planId, nextPlanId: dearer, amountCents: 9990 });
     const current = { start: changed.body.currentPeriodStart, end: changed.body.currentPeriodEnd };
+    const token = changed.body.billingUrl!.split('/billing/')[1]!;
+    const before = await call<{ nextPlan: unknown }>('GET', `${server.url}/api/public/billing/${token}`);
+    expect(before.body.nextPlan).toEqual({ name: 'Premium Pix', amountCents: 19990, from: current.end });
 
     // the next period's Pix, at the new price, issued before that period starts: the current period is still
     // the one paid at the plan before, and the subscription says so
@@ -599,15 +602,20 @@ describe('subscriptions by PIX', () => {
     });
     // the customer's page: the plan of the period they are in, and the next charge due on the first day of the
     // period it is for (the one after the Pix already issued)
-    const token = issued.body.billingUrl!.split('/billing/')[1]!;
     const page = await call<{
       planName: string;
       amountCents: number;
       nextChargeAt: string;
       nextChargeDue: string;
+      nextPlan: { name: string; amountCents: number; from: string } | null;
       sales: { status: string; period: { start: string; end: string } | null }[];
     }>('GET', `${server.url}/api/public/billing/${token}`);
-    expect(page.body).toMatchObject({ planName: 'Academia', amountCents: 9990 });
+    // and the change coming, from the period its Pix is for
+    expect(page.body).toMatchObject({
+      planName: 'Academia',
+      amountCents: 9990,
+      nextPlan: { name: 'Premium Pix', amountCents: 19990, from: current.end },
+    });
     const issuedPeriod = page.body.sales.find((x) => x.status === 'PENDENTE')!.period!;
     expect(issuedPeriod.start).toBe(current.end);
     const following = issuedPeriod.end;
@@ -630,6 +638,11 @@ describe('subscriptions by PIX', () => {
       amountCents: 19990,
       currentPeriodStart: current.end,
     });
+    const after = await call<{ planName: string; nextPlan: unknown }>(
+      'GET',
+      `${server.url}/api/public/billing/${token}`,
+    );
+    expect(after.body).toMatchObject({ planName: 'Premium Pix', nextPlan: null });
   });
 
   it('open a charge with due date ahead, e-mailed to the customer; paid, the period is active', async () => {

@@ -90,6 +90,12 @@ export function BillingPage({ token, initial }: { token: string; initial: Billin
             Para assinar, peça um novo link a {b.merchantName ?? 'quem vende'}.
           </p>
         )}
+        {b.nextPlan && !ended && (
+          <p>
+            A partir de {day(b.nextPlan.from)}, o plano passa a ser {b.nextPlan.name}:{' '}
+            {money(b.nextPlan.amountCents)} {every(b)}.
+          </p>
+        )}
         {b.cancelAtPeriodEnd && !ended && (
           <p>A assinatura termina em {day(b.currentPeriodEnd)}: não haverá novas cobranças.</p>
         )}

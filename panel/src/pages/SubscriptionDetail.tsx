@@ -14,6 +14,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
   const [sub, setSub] = useState<Subscription | null>(null);
   const [customer, setCustomer] = useState<Customer | null>(null);
   const [plan, setPlan] = useState<Plan | null>(null);
+  const [nextPlan, setNextPlan] = useState<Plan | null>(null);
   const [sales, setSales] = useState<SalesPage['data'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -22,7 +23,10 @@ export function SubscriptionDetail({ id }: { id: string }) {
       .then((s) => {
         setSub(s);
         api.customer(s.customerId).then(setCustomer, setError);
-        api.plans().then((p) => setPlan(p.data.find((x) => x.id === s.planId) ?? null), setError);
+        api.plans().then((p) => {
+          setPlan(p.data.find((x) => x.id === s.planId) ?? null);
+          setNextPlan(p.data.find((x) => x.id === s.nextPlanId) ?? null);
+        }, setError);
       })
       .catch(setError);
     api
@@ -48,6 +52,17 @@ export function SubscriptionDetail({ id }: { id: string }) {
               <dd>
                 {plan ? `${plan.name} (${money(plan.amountCents)} ${every(plan)})` : money(sub.amountCents)}
               </dd>
+              {sub.nextPlanId && !sub.cancelAtPeriodEnd && (
+                <>
+                  <dt>Próximo plano</dt>
+                  <dd>
+                    {nextPlan
+                      ? `${nextPlan.name} (${money(nextPlan.amountCents)} ${every(nextPlan)})`
+                      : 'outro plano'}
+                    , a partir do próximo período (o período atual segue no plano de hoje)
+                  </dd>
+                </>
+              )}
               <dt>Forma de pagamento</dt>
               <dd>
                 {label(METHODS, sub.idRec ? 'PIX_AUTOMATICO' : sub.paymentMethod)}

@@ -163,6 +163,12 @@ export function Subscriptions() {
               </td>
               <td class="text">
                 {plan ? `${plan.name} (${money(plan.amountCents)} ${every(plan)})` : money(s.amountCents)}
+                {s.nextPlanId && !s.cancelAtPeriodEnd && (
+                  <span class="muted">
+                    {' '}
+                    · muda para {planOf(s.nextPlanId)?.name ?? 'outro plano'} no próximo período
+                  </span>
+                )}
               </td>
               <td class="text">{label(METHODS, s.idRec ? 'PIX_AUTOMATICO' : s.paymentMethod)}</td>
               <td class="text">
