@@ -83,10 +83,10 @@ export function App() {
   return (
     <>
       {testMode && (
-        <p class="test-mode" role="note">
+        <aside class="test-mode" aria-label="Modo de teste">
           <strong>Modo de teste.</strong> As vendas e os saques desta conta são simulados: nenhum dinheiro
           real se move.
-        </p>
+        </aside>
       )}
       <Panel testMode={testMode} />
     </>
@@ -133,9 +133,20 @@ function Panel({ testMode }: { testMode: boolean }) {
       : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
   const signedIn = Boolean(user);
   // each page is named in the tab's title, and a page opened from the menu is announced from its start
+  const link = linkPage(hash);
   useEffect(() => {
-    document.title = signedIn ? `${current.label} · Painel do lojista` : 'Painel do lojista';
-  }, [current, signedIn]);
+    // the pages reached by an e-mail's link are named too, signed in or not
+    const linked =
+      link === 'esqueci'
+        ? 'Esqueci a senha'
+        : link?.page === 'convite'
+          ? 'Aceitar convite'
+          : link?.page === 'nova-senha'
+            ? 'Nova senha'
+            : null;
+    const name = linked ?? (signedIn ? current.label : hash === '#/criar-conta' ? 'Criar conta' : 'Entrar');
+    document.title = `${name} · Painel do lojista`;
+  }, [current, signedIn, hash]);
   const opened = useRef(false);
   useEffect(() => {
     if (!signedIn) return;
@@ -149,7 +160,6 @@ function Panel({ testMode }: { testMode: boolean }) {
     });
     api.me().then(setUser, () => setUser(null));
   }, []);
-  const link = linkPage(hash);
   if (link === 'esqueci' && !user) return <ForgotPassword />;
   if (hash === '#/criar-conta' && !user) return <SignUp onSignedIn={setUser} />;
   if (link && link !== 'esqueci') {

@@ -6,8 +6,8 @@ export type PageData = { kind: 'link'; slug: string; link: unknown } | { kind: '
 
 /** Said on every payer page while the gateway's sandbox is on: nothing paid there is real money. */
 export const TEST_MODE_BANNER =
-  '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhum pagamento feito nesta página é real: ' +
-  'não pague com dinheiro de verdade.</p>';
+  '<aside class="test-mode" aria-label="Modo de teste"><strong>Modo de teste.</strong> Nenhum pagamento feito nesta página é real: ' +
+  'não pague com dinheiro de verdade.</aside>';
 
 /** The page's markup with its data in an attribute: no inline script, which the CSP forbids. */
 export function pageHtml(template: string, data: PageData, testMode = false): string {

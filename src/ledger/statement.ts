@@ -25,8 +25,9 @@ export const ENTRY_DESCRIPTIONS: Record<string, string> = {
   // a dispute moves the sale's net first, then adjusts to the amount disputed: two lines of one contestação
   'sale.dispute_opened': 'Contestação aberta: líquido da venda bloqueado',
   'sale.dispute_won': 'Contestação ganha: líquido da venda liberado',
-  'sale.dispute_lost': 'Contestação perdida: líquido da venda',
-  'sale.dispute_released': 'Contestação perdida em parte: restante liberado',
+  // a lost dispute and one the merchant accepted move the same money: one words for both
+  'sale.dispute_lost': 'Contestação perdida ou aceita: líquido da venda',
+  'sale.dispute_released': 'Contestação perdida ou aceita em parte: restante liberado',
   'sale.refund_held': 'Estorno solicitado (valor bloqueado)',
   'sale.refund_released': 'Estorno não realizado (valor liberado)',
   'receivable.settled': 'Parcela de cartão disponível',

@@ -19,7 +19,7 @@ const errors = { 400: TransactionErrorBody, 404: TransactionErrorBody, 429: Tran
 
 /** Said on the page while the gateway's sandbox is on. */
 const TEST_MODE_BANNER =
-  '<p class="test-mode" role="note"><strong>Modo de teste.</strong> Nenhuma cobrança desta página é real.</p>';
+  '<aside class="test-mode" aria-label="Modo de teste"><strong>Modo de teste.</strong> Nenhuma cobrança desta página é real.</aside>';
 const NOT_FOUND = {
   title: 'Assinatura não encontrada',
   text: 'Confira se o endereço está completo, como veio no e-mail. Se o problema continuar, fale com a loja.',

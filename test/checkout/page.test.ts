@@ -74,7 +74,9 @@ describe('the hosted page', () => {
     expect(res.text).toContain('lang="pt-BR"');
     expect(res.text).toContain('Loja da Maria');
     // the sandbox is on in tests: the page says it is a test, before anything else in its body
-    expect(res.text).toContain('<p class="test-mode" role="note"><strong>Modo de teste.</strong>');
+    expect(res.text).toContain(
+      '<aside class="test-mode" aria-label="Modo de teste"><strong>Modo de teste.</strong>',
+    );
     expect(res.text).not.toContain('interno');
     expect(res.text).not.toContain(link.id);
     // no inline script: every script has a src on this origin

@@ -71,6 +71,16 @@ describe('Contestações', () => {
 
     await page.getByRole('button', { name: 'Detalhes da contestação de R$ 250,00' }).click();
     const other = page.getByRole('region', { name: 'Contestação de R$ 250,00' });
+    // it cannot be undone: asked first, dismissed it changes nothing
+    page.once('dialog', (d) => void d.dismiss());
+    await other.getByRole('button', { name: 'Aceitar contestação' }).click();
+    expect(await other.getByText('Aceita', { exact: true }).count()).toBe(0);
+    page.once('dialog', (d) => {
+      expect(d.message()).toBe(
+        'Aceitar esta contestação? Ela é encerrada e o valor contestado não volta ao saldo.',
+      );
+      void d.accept();
+    });
     await other.getByRole('button', { name: 'Aceitar contestação' }).click();
     await other.getByText('Aceita', { exact: true }).waitFor();
     await table.getByRole('cell', { name: 'Aceita' }).waitFor();

@@ -246,7 +246,10 @@ describe("a shop owner's journey", () => {
     const customer = await phonePage();
     await customer.goto(`${server.url}${new URL(link!).pathname}`);
     await customer.getByRole('heading', { name: 'Pão do mês' }).waitFor();
-    await customer.getByRole('note').getByText('Modo de teste.').waitFor();
+    await customer
+      .getByRole('complementary', { name: 'Modo de teste' })
+      .getByText('Modo de teste.')
+      .waitFor();
     await customer.getByLabel('Número do cartão').fill(cardEnding('1'));
     await customer.getByLabel('Nome impresso no cartão').fill('DIANA ROCHA');
     await customer.getByLabel('Validade (MM/AA)').fill(`12${year2}`);

@@ -73,7 +73,10 @@ describe('the merchant panel', () => {
     // in Portuguese only: the server's English messages are for integrators
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Credenciais inválidas.');
     // the sandbox is on in tests: every page, the login's included, says so
-    await page.getByRole('note').filter({ hasText: 'Modo de teste.' }).waitFor();
+    await page
+      .getByRole('complementary', { name: 'Modo de teste' })
+      .filter({ hasText: 'Modo de teste.' })
+      .waitFor();
     await shot(page, '01-login-error');
     await page.getByLabel('Senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Entrar' }).click();
@@ -85,7 +88,10 @@ describe('the merchant panel', () => {
     // a new account's lists say they are empty instead of showing bare headings
     await page.getByText('Nenhuma venda ainda.').waitFor();
     await page.getByText('Nenhum saque ainda.').waitFor();
-    await page.getByRole('note').filter({ hasText: 'Modo de teste.' }).waitFor();
+    await page
+      .getByRole('complementary', { name: 'Modo de teste' })
+      .filter({ hasText: 'Modo de teste.' })
+      .waitFor();
     // the card money still to settle, beside the balances
     await expect
       .poll(async () => (await page.getByTestId('balance-receivable').textContent())?.replace(/\s/g, ' '))

@@ -107,7 +107,7 @@ describe('a subscription sold without code', () => {
     const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await phone.goto(`${server.url}${new URL(link!).pathname}`);
     await phone.getByRole('heading', { name: 'Musculação mensal' }).waitFor();
-    await phone.getByRole('note').getByText('Modo de teste.').waitFor();
+    await phone.getByRole('complementary', { name: 'Modo de teste' }).getByText('Modo de teste.').waitFor();
     await phone.getByText(/a primeira cobrança, de R\$\s129,90, é feita assim que ele for salvo/).waitFor();
     await clean(phone, 'subscriptions-without-code-03-billing-asks-card');
     await phone.getByLabel('Número do cartão').fill(cardEnding('1'));
@@ -194,7 +194,7 @@ describe('a subscription sold without code', () => {
     }
     await phone.getByRole('img', { name: 'QR Code do Pix' }).waitFor();
     await phone.getByRole('button', { name: 'Copiar código Pix' }).waitFor();
-    await phone.getByRole('note').getByText('Modo de teste.').waitFor();
+    await phone.getByRole('complementary', { name: 'Modo de teste' }).getByText('Modo de teste.').waitFor();
     // its next charge is the next period's, due on its first day and e-mailed BOLETO_DAYS_BEFORE (5) days ahead
     const text = await phone.locator('main').innerText();
     const next =

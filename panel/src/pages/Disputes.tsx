@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, can, type Dispute } from '../api';
-import { date, money, timeLeft } from '../ui/format';
+import { date, fileSize, money, timeLeft } from '../ui/format';
 import { Card, DetailsButton, ErrorText, Options, Table, useAttempt } from '../ui/kit';
 import { DISPUTE_KIND, DISPUTE_STATUS, label } from '../ui/labels';
 
@@ -59,6 +59,11 @@ function Answer({ dispute, onDone }: { dispute: Dispute; onDone: (d: Dispute) =>
     });
   const accept = () =>
     attempt(async () => {
+      // it cannot be undone: asked first, as the panel's other irreversible steps are
+      if (
+        !window.confirm('Aceitar esta contestação? Ela é encerrada e o valor contestado não volta ao saldo.')
+      )
+        return;
       setBusy(true);
       try {
         onDone(await api.acceptDispute(dispute.id));
@@ -144,7 +149,7 @@ function Detail({ id, onChanged }: { id: string; onChanged: () => void }) {
         <ul aria-label="Provas enviadas">
           {dispute.evidence.map((e) => (
             <li key={e.id}>
-              {e.name} ({Math.ceil(e.size / 1024)} KB)
+              {e.name} ({fileSize(e.size)})
             </li>
           ))}
         </ul>

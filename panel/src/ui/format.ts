@@ -61,3 +61,10 @@ export function timeLeft(iso: string, now: number = Date.now()): string {
 export function day(date: string): string {
   return date.split('-').reverse().join('/');
 }
+
+/** A file's size as a person reads it: bytes below 1 KB, then KB, then MB (one decimal, Brazilian comma). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.ceil(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1).replace('.', ',')} MB`;
+}

@@ -180,7 +180,8 @@ export function Table({
             <tr>
               {head.map((h) => (
                 <th key={h} scope="col">
-                  {h}
+                  {/* the column of a row's buttons: named for screen readers, blank on the screen */}
+                  {h === '' ? <span class="sr-only">Ações</span> : h}
                 </th>
               ))}
             </tr>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { date, money, moneyText } from '../../ui/format';
+import { date, fileSize, money, moneyText } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { DISPUTE_STATUS, label, SALE_STATUS, WITHDRAWAL_STATUS } from '../../ui/labels';
 import { type AccountDetail, type AccountProfile, api, reaches } from '../api';
@@ -393,7 +393,7 @@ export function Account({ id }: { id: number }) {
                     : d.contentType === 'image/png'
                       ? 'PNG'
                       : 'JPEG'}
-                  , {Math.ceil(d.sizeBytes / 1024)} KB, {date(d.uploadedAt)})
+                  , {fileSize(d.sizeBytes)}, {date(d.uploadedAt)})
                 </span>
               </li>
             ))}
