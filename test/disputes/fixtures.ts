@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import { updateAccount } from '../../src/accounts/accounts.js';
+import { Disputes } from '../../src/disputes/disputes.js';
+import { readMedNotices } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
+import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { moveTo, sandboxSale } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -75,3 +78,23 @@ export function decide(server: TestServer, m: TestMerchant, disputeId: string, o
 
 export const balanceOf = (server: TestServer, m: TestMerchant) =>
   getBalance(server.runtime.platform.db, m.accountId);
+
+/**
+ * The MED worker's read of the PSP's infractions (Efí's GET /v2/gn/infracoes), run on demand against a gateway
+ * started with PIX_PROCESSOR=bcb: the last day and the next minute. `client` is the PSP's, for other calls.
+ */
+export function medNoticeReader(server: TestServer) {
+  const { db, queue, config } = server.runtime.platform;
+  const client = new PixApiClient(config.bcb!);
+  const disputes = new Disputes(db, queue, { queue, key: config.secretsKey }, config.publicUrl);
+  return {
+    client,
+    disputes,
+    read: () =>
+      readMedNotices(db, disputes, (path) => client.call('GET', path), {
+        from: new Date(Date.now() - 86_400_000),
+        to: new Date(Date.now() + 60_000),
+      }),
+    close: () => client.close(),
+  };
+}

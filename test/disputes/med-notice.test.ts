@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { Disputes } from '../../src/disputes/disputes.js';
-import { readMedNotices, sendDefence } from '../../src/disputes/med-notices.js';
+import { sendDefence } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { retornoFile } from '../boletos/cnab-files.js';
 import { type BoletoSaleBody, boletoInput, spDay } from '../boletos/fixtures.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
@@ -17,33 +15,26 @@ import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
-import type { DisputeBody } from './fixtures.js';
+import { type DisputeBody, medNoticeReader } from './fixtures.js';
 
 let psp: DevPsp;
 let server: TestServer;
 let merchant: TestMerchant;
-let client: PixApiClient;
-let disputes: Disputes;
+let med: ReturnType<typeof medNoticeReader>;
 
 beforeAll(async () => {
   ({ psp, server } = await startBcbGateway());
   merchant = await createMerchant(server);
-  client = new PixApiClient(server.runtime.platform.config.bcb!);
-  const { db, queue, config } = server.runtime.platform;
-  disputes = new Disputes(db, queue, { queue, key: config.secretsKey }, config.publicUrl);
+  med = medNoticeReader(server);
 });
 afterAll(async () => {
-  await client?.close();
+  await med?.close();
   await server?.close();
   await psp?.close();
 });
 
 const db = () => server.runtime.platform.db;
-const read = () =>
-  readMedNotices(db(), disputes, (path) => client.call('GET', path), {
-    from: new Date(Date.now() - 86_400_000),
-    to: new Date(Date.now() + 60_000),
-  });
+const read = () => med.read();
 
 async function paidCharge(amount: number) {
   const res = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
@@ -215,7 +206,7 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect(jobs.map((j) => Number(j.data.disputeId))).toEqual(
       expect.arrayContaining([Number(a.id), Number(b.id)]),
     );
-    const post = (path: string, body: unknown) => client.call('POST', path, body);
+    const post = (path: string, body: unknown) => med.client.call('POST', path, body);
     await sendDefence(db(), post, Number(a.id));
     await sendDefence(db(), post, Number(b.id));
     expect(psp.infracoes.all.get(contested.idInfracao)).toMatchObject({

@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { Disputes } from '../../src/disputes/disputes.js';
-import { readMedNotices } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { createRecipient, recipientBalance } from '../recipients/fixtures.js';
 import { type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
+import { medNoticeReader } from './fixtures.js';
 
 // A lost dispute of a split sale is taken from its liable parties, the fee it does not give back included
 // (decisions.md Part 5), whatever moves on the sale while it is open: here a refund asked before the PSP's MED
@@ -19,8 +17,7 @@ import type { TestServer } from '../support/server.js';
 let psp: DevPsp;
 let server: TestServer;
 let shop: TestMerchant;
-let client: PixApiClient;
-let disputes: Disputes;
+let med: ReturnType<typeof medNoticeReader>;
 
 beforeAll(async () => {
   ({ psp, server } = await startBcbGateway());
@@ -29,22 +26,16 @@ beforeAll(async () => {
   await db().query('UPDATE accounts SET sale_fee_percent_e4 = 39900, sale_fee_fixed = 99 WHERE id = $1', [
     shop.accountId,
   ]);
-  client = new PixApiClient(server.runtime.platform.config.bcb!);
-  const { db: pool, queue, config } = server.runtime.platform;
-  disputes = new Disputes(pool, queue, { queue, key: config.secretsKey }, config.publicUrl);
+  med = medNoticeReader(server);
 });
 afterAll(async () => {
-  await client?.close();
+  await med?.close();
   await server?.close();
   await psp?.close();
 });
 
 const db = () => server.runtime.platform.db;
-const read = () =>
-  readMedNotices(db(), disputes, (path) => client.call('GET', path), {
-    from: new Date(Date.now() - 86_400_000),
-    to: new Date(Date.now() + 60_000),
-  });
+const read = () => med.read();
 
 async function balances(recipients: string[]) {
   const platform = await getBalance(db(), shop.accountId);
@@ -52,107 +43,80 @@ async function balances(recipients: string[]) {
   return [platform, ...parties].map((b) => ({ available: b.available, blocked: b.blocked }));
 }
 
+/**
+ * A split sale of 60001 (Ana 50 % and Bia 20 %, both liable, Bia paying the fees), paid by Pix, with a refund
+ * of 4001 the PSP has not made yet: its net, 57508 × 4001 / 60001 = 3834, held from Ana and Bia.
+ */
+async function paidWithRefundInFlight(tag: string) {
+  const ana = await createRecipient(server, shop, { name: `Ana ${tag}` });
+  const bia = await createRecipient(server, shop, { name: `Bia ${tag}` });
+  const res = await call<SaleBody & { split: { netCents: number }[] }>(
+    'POST',
+    `${server.url}/api/transactions`,
+    {
+      headers: shop.keys,
+      body: saleInput({
+        amount: 60001,
+        split: [
+          { recipientId: ana.id, percent: 50, liable: true },
+          { recipientId: bia.id, percent: 20, liable: true, chargeFees: true },
+        ],
+      }),
+    },
+  );
+  expect(res.status, res.text).toBe(201);
+  // the nets: Ana 30000, Bia 12000 − 2493 = 9508 (with the cent of rounding), the platform 18000
+  expect(res.body.split.map((p) => p.netCents)).toEqual([30000, 9508, 18000]);
+  const pix = await psp.pay(res.body.externalTransactionId);
+  const paid = await balances([ana.id, bia.id]);
+  const refund = await call('POST', `${server.url}/api/transactions/${res.body.uuid}/refund`, {
+    headers: shop.keys,
+    body: { amountCents: 4001 },
+  });
+  expect(refund.status, refund.text).toBe(202);
+  return { parties: [ana.id, bia.id], sale: res.body, pix, paid };
+}
+
 describe("a MED of a split sale with a refund in flight at the PSP's notice", () => {
-  for (const outcome of ['ACEITA', 'REJEITADA'] as const) {
-    it(`${outcome}: the liable recipients bear it all, the platform nothing, every blocked back where it was`, async () => {
-      const ana = await createRecipient(server, shop, { name: `Ana ${outcome}` });
-      const bia = await createRecipient(server, shop, { name: `Bia ${outcome}` });
-      const res = await call<SaleBody & { split: { netCents: number }[] }>(
-        'POST',
-        `${server.url}/api/transactions`,
-        {
-          headers: shop.keys,
-          body: saleInput({
-            amount: 60001,
-            split: [
-              { recipientId: ana.id, percent: 50, liable: true },
-              { recipientId: bia.id, percent: 20, liable: true, chargeFees: true },
-            ],
-          }),
-        },
-      );
-      expect(res.status, res.text).toBe(201);
-      // the nets: Ana 30000, Bia 12000 − 2493 = 9508 (with the cent of rounding), the platform 18000
-      expect(res.body.split.map((p) => p.netCents)).toEqual([30000, 9508, 18000]);
-      const pix = await psp.pay(res.body.externalTransactionId);
-      const paid = await balances([ana.id, bia.id]);
+  // the payer's bank reports the whole Pix (the dispute takes what is left, 56000), or R$ 200,00 of it
+  for (const [valor, disputed] of [
+    [null, 56000],
+    ['200.00', 20000],
+  ] as const) {
+    for (const outcome of ['ACEITA', 'REJEITADA'] as const) {
+      it(`${valor ?? 'all'}, ${outcome}: the liable recipients bear it, the platform nothing, every blocked back where it was`, async () => {
+        const { parties, sale, pix, paid } = await paidWithRefundInFlight(
+          `${valor ? 'parte' : 'toda'} ${outcome}`,
+        );
+        const infracao = psp.infracoes.open(valor ? { ...pix, valor } : pix, 'Pagador relata golpe');
+        expect(await read()).toMatchObject({ opened: 1 });
+        const [dispute] = await db().query<{ amount_cents: number }>(
+          'SELECT amount_cents FROM disputes WHERE sale_uuid = $1',
+          [sale.uuid],
+        );
+        expect(Number(dispute!.amount_cents)).toBe(disputed);
+        // the platform, not liable, holds nothing of it
+        expect((await balances(parties))[0]).toEqual(paid[0]);
+        expect((await verifyLedger(db())).problems).toEqual([]);
 
-      // a refund of 4001 the PSP has not made yet: its net, 57508 × 4001 / 60001 = 3834, held from Ana and Bia
-      const refund = await call('POST', `${server.url}/api/transactions/${res.body.uuid}/refund`, {
-        headers: shop.keys,
-        body: { amountCents: 4001 },
+        // the PSP makes the refund during the dispute, then decides the dispute
+        const [dev] = psp.state.pix.get(pix.endToEndId)!.devolucoes;
+        await psp.settleRefund(pix.endToEndId, dev!.id, 'DEVOLVIDO');
+        psp.infracoes.close(infracao.idInfracao, outcome);
+        expect(await read()).toMatchObject(outcome === 'ACEITA' ? { lost: 1 } : { won: 1 });
+
+        const after = await balances(parties);
+        const paidBy = after.map((b, i) => paid[i]!.available - b.available);
+        expect(paidBy[0]).toBe(0);
+        expect(paidBy[1]! + paidBy[2]!).toBe(3834 + (outcome === 'ACEITA' ? disputed : 0));
+        if (valor === null) {
+          // the refund's net, 3834, is 2912 from Ana and 922 from Bia; a loss adds the 56000 disputed: its net
+          // (53674) and the fee it does not give back (2326), each shared as what Ana and Bia hold
+          expect(paidBy).toEqual(outcome === 'ACEITA' ? [0, 45434, 14400] : [0, 2912, 922]);
+        }
+        expect(after.map((b, i) => b.blocked - paid[i]!.blocked)).toEqual([0, 0, 0]);
+        expect((await verifyLedger(db())).problems).toEqual([]);
       });
-      expect(refund.status, refund.text).toBe(202);
-      // the payer's bank reports the whole Pix: the dispute takes what is left, 56000
-      const infracao = psp.infracoes.open(pix, 'Pagador relata golpe');
-      expect(await read()).toMatchObject({ opened: 1 });
-      const [dispute] = await db().query<{ amount_cents: number }>(
-        'SELECT amount_cents FROM disputes WHERE sale_uuid = $1',
-        [res.body.uuid],
-      );
-      expect(Number(dispute!.amount_cents)).toBe(56000);
-      // the platform, not liable, holds nothing of it
-      expect((await balances([ana.id, bia.id]))[0]).toEqual(paid[0]);
-      expect((await verifyLedger(db())).problems).toEqual([]);
-
-      // the PSP makes the refund during the dispute, then decides the dispute
-      const [dev] = psp.state.pix.get(pix.endToEndId)!.devolucoes;
-      await psp.settleRefund(pix.endToEndId, dev!.id, 'DEVOLVIDO');
-      psp.infracoes.close(infracao.idInfracao, outcome);
-      expect(await read()).toMatchObject(outcome === 'ACEITA' ? { lost: 1 } : { won: 1 });
-
-      const after = await balances([ana.id, bia.id]);
-      const paidBy = after.map((b, i) => paid[i]!.available - b.available);
-      // the refund's net, 3834, is 2912 from Ana and 922 from Bia; a loss adds the 56000 disputed: its net
-      // (53674) and the fee it does not give back (2326), each shared as what Ana and Bia hold
-      expect(paidBy).toEqual(outcome === 'ACEITA' ? [0, 45434, 14400] : [0, 2912, 922]);
-      expect(after.map((b, i) => b.blocked - paid[i]!.blocked)).toEqual([0, 0, 0]);
-      expect((await verifyLedger(db())).problems).toEqual([]);
-    });
-  }
-});
-
-describe("a MED of part of a split sale with a refund in flight at the PSP's notice", () => {
-  for (const outcome of ['ACEITA', 'REJEITADA'] as const) {
-    it(`${outcome}: the liable recipients bear the part, the platform nothing, every blocked back where it was`, async () => {
-      const ana = await createRecipient(server, shop, { name: `Ana parte ${outcome}` });
-      const bia = await createRecipient(server, shop, { name: `Bia parte ${outcome}` });
-      const res = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
-        headers: shop.keys,
-        body: saleInput({
-          amount: 60001,
-          split: [
-            { recipientId: ana.id, percent: 50, liable: true },
-            { recipientId: bia.id, percent: 20, liable: true, chargeFees: true },
-          ],
-        }),
-      });
-      expect(res.status, res.text).toBe(201);
-      const pix = await psp.pay(res.body.externalTransactionId);
-      const paid = await balances([ana.id, bia.id]);
-      const refund = await call('POST', `${server.url}/api/transactions/${res.body.uuid}/refund`, {
-        headers: shop.keys,
-        body: { amountCents: 4001 },
-      });
-      expect(refund.status, refund.text).toBe(202);
-      // the payer's bank reports R$ 200,00 of the Pix
-      const infracao = psp.infracoes.open({ ...pix, valor: '200.00' });
-      expect(await read()).toMatchObject({ opened: 1 });
-      expect((await balances([ana.id, bia.id]))[0]).toEqual(paid[0]);
-      expect((await verifyLedger(db())).problems).toEqual([]);
-
-      const [dev] = psp.state.pix.get(pix.endToEndId)!.devolucoes;
-      await psp.settleRefund(pix.endToEndId, dev!.id, 'DEVOLVIDO');
-      psp.infracoes.close(infracao.idInfracao, outcome);
-      expect(await read()).toMatchObject(outcome === 'ACEITA' ? { lost: 1 } : { won: 1 });
-
-      const after = await balances([ana.id, bia.id]);
-      const paidBy = after.map((b, i) => paid[i]!.available - b.available);
-      // the refund's net (3834) and, lost, the 20000 disputed, all from Ana and Bia
-      expect(paidBy[0]).toBe(0);
-      expect(paidBy[1]! + paidBy[2]!).toBe(3834 + (outcome === 'ACEITA' ? 20000 : 0));
-      expect(after.map((b, i) => b.blocked - paid[i]!.blocked)).toEqual([0, 0, 0]);
-      expect((await verifyLedger(db())).problems).toEqual([]);
-    });
+    }
   }
 });
