@@ -42,7 +42,7 @@ function nextChargeDue(sub: SubscriptionRow, plan: PlanRow, boletoDaysBefore: nu
 
 /** A plan change coming, as the customer's page tells it. */
 function nextPlanOf(sub: SubscriptionRow, who: Subscriber): BillingView['nextPlan'] {
-  const next = upcomingPlan(sub, who);
+  const next = isFinal(sub.status) || sub.cancel_at_period_end ? null : upcomingPlan(sub, who);
   return next && { name: next.plan.name, amountCents: next.plan.amount_cents, from: next.from };
 }
 
@@ -174,7 +174,7 @@ export class CustomerPage {
       currentPeriodEnd: sub.current_period_end,
       nextChargeAt: shownNextChargeAt(sub),
       nextChargeDue: nextChargeDue(sub, who.nextPlan ?? who.plan, this.subscriptions.boletoDaysBefore),
-      nextPlan: isFinal(sub.status) || sub.cancel_at_period_end ? null : nextPlanOf(sub, who),
+      nextPlan: nextPlanOf(sub, who),
       cancelAtPeriodEnd: sub.cancel_at_period_end,
       card: card && {
         brand: card.brand,

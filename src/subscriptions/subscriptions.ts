@@ -177,13 +177,20 @@ export function upcomingPlan(
   sub: SubscriptionRow,
   who: Subscriber,
 ): { plan: PlanRow; from: LocalDate } | null {
+  // the latest change asked for first: one made after the next period was billed at an earlier change starts
+  // with the period after it (that period's charge, at its own price, is listed with the sales)
+  if (who.nextPlan) {
+    const n = sub.attempt > 0 || sub.status === 'incomplete' ? sub.period_index + 1 : sub.period_index;
+    return { plan: who.nextPlan, from: periodOf(sub, who.nextPlan, n).start };
+  }
   if (who.plan.id !== who.currentPlan.id) {
     return { plan: who.plan, from: periodOf(sub, who.plan, sub.period_index).start };
   }
-  if (!who.nextPlan) return null;
-  const n = sub.attempt > 0 || sub.status === 'incomplete' ? sub.period_index + 1 : sub.period_index;
-  return { plan: who.nextPlan, from: periodOf(sub, who.nextPlan, n).start };
+  return null;
 }
+
+/** A subscription that ends (at its period's end) or has ended: no plan change will ever take effect. */
+const endsOrEnded = (s: SubscriptionRow) => isFinal(s.status) || s.cancel_at_period_end;
 
 /** A subscription as notifications tell it: the view without the subscriber's page link. */
 export type SubscriptionBody = Omit<SubscriptionView, 'billingUrl'>;
@@ -192,9 +199,9 @@ export function subscriptionBody(s: SubscriptionRow, who: Subscriber): Subscript
   return {
     id: s.uuid,
     customerId: who.customer.uuid,
-    // the current period's plan; the next period's when another (being billed already, or changed to)
+    // the current period's plan, and the change coming (`upcomingPlan`; none for a subscription that ends)
     planId: who.currentPlan.uuid,
-    nextPlanId: who.plan.id !== who.currentPlan.id ? who.plan.uuid : (who.nextPlan?.uuid ?? null),
+    nextPlanId: endsOrEnded(s) ? null : (upcomingPlan(s, who)?.plan.uuid ?? null),
     paymentMethod: s.payment_method,
     cardId: s.card_id,
     idRec: who.mandate?.id_rec ?? null,

@@ -624,7 +624,14 @@ describe('subscriptions by PIX', () => {
       (fromSaoPaulo(`${following}T00:00`).getTime() - Date.parse(page.body.nextChargeAt)) / 86_400_000,
     ).toBe(5);
 
-    // paid: that period is the current one, at the new plan
+    // changed again, that period billed already: the change asked last is the one shown, from the period after
+    const third = await plan({ name: 'Plus Pix', amountCents: 14990 });
+    const again = await api<Sub>('PATCH', `/api/subscriptions/${made.body.id}`, { planId: third });
+    expect(again.body).toMatchObject({ planId, nextPlanId: third });
+    const told = await call<{ nextPlan: unknown }>('GET', `${server.url}/api/public/billing/${token}`);
+    expect(told.body.nextPlan).toEqual({ name: 'Plus Pix', amountCents: 14990, from: following });
+
+    // paid: that period is the current one, at the plan it was billed at; the last change still coming
     const second = (await salesOf(made.body.id)).find((s) => s.status === 'PENDENTE')!;
     await api('POST', `/api/sandbox/sales/${second.uuid}/status`, { status: 'PAGO' });
     // (the period's outcome is the scheduler's to record: it looks at the paid sale on its next round)
@@ -634,7 +641,7 @@ describe('subscriptions by PIX', () => {
     });
     expect(renewed.body).toMatchObject({
       planId: dearer,
-      nextPlanId: null,
+      nextPlanId: third,
       amountCents: 19990,
       currentPeriodStart: current.end,
     });
@@ -642,7 +649,13 @@ describe('subscriptions by PIX', () => {
       'GET',
       `${server.url}/api/public/billing/${token}`,
     );
-    expect(after.body).toMatchObject({ planName: 'Premium Pix', nextPlan: null });
+    expect(after.body).toMatchObject({
+      planName: 'Premium Pix',
+      nextPlan: { name: 'Plus Pix', amountCents: 14990, from: following },
+    });
+    // ending at its period's end, no change will ever take effect: none is shown
+    const ending = await api<Sub>('POST', `/api/subscriptions/${made.body.id}/cancel`, { atPeriodEnd: true });
+    expect(ending.body).toMatchObject({ cancelAtPeriodEnd: true, nextPlanId: null });
   });
 
   it('open a charge with due date ahead, e-mailed to the customer; paid, the period is active', async () => {
