@@ -205,8 +205,8 @@ export async function updateAccount(db: Db, id: number, update: AccountUpdate): 
     if (passwordHash !== null || update.twoFactorOff) {
       const owner = await lockFirstOwner(tx, id);
       if (!owner) throw notFound(`account ${id} has no active owner`);
-      if (update.twoFactorOff) {
-        await clearTwoFactor(tx, owner.id);
+      // the audit log records a change: two-factor turned off when it was on, not a command repeated
+      if (update.twoFactorOff && (await clearTwoFactor(tx, owner.id))) {
         await recordAudit(tx, id, CLI_ACTOR, { action: 'totp.disabled', target: `user:${owner.id}` });
       }
       if (passwordHash !== null) {

@@ -409,6 +409,13 @@ describe('gateway accounts update: an owner locked out', () => {
       { action: 'account.updated', actor_type: 'operator' },
       { action: 'totp.disabled', actor_type: 'operator' },
     ]);
+    // again, two-factor already off: nothing turned off, nothing said to have been
+    ok(await runGateway(['accounts', 'update', '--id', String(id), '--two-factor', 'off', '--json'], env));
+    const again = await db.query<{ action: string }>(
+      'SELECT action FROM audit_log WHERE account_id = $1 ORDER BY id',
+      [id],
+    );
+    expect(again.map((a) => a.action)).toEqual(['account.updated', 'totp.disabled', 'account.updated']);
     fails(
       await gateway('accounts', 'update', '--id', String(id), '--two-factor', 'on'),
       2,

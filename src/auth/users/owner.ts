@@ -41,8 +41,14 @@ export async function ownerHasTwoFactor(q: Queryable, accountId: number): Promis
   return row?.on === true;
 }
 
-export async function clearTwoFactor(tx: Queryable, userId: number): Promise<void> {
-  await tx.query('UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL WHERE id = $1', [userId]);
+/** Turns a user's two-factor off (a setup under way too); whether there was any to turn off. */
+export async function clearTwoFactor(tx: Queryable, userId: number): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE users SET totp_secret_enc = NULL, totp_pending_enc = NULL
+      WHERE id = $1 AND (totp_secret_enc IS NOT NULL OR totp_pending_enc IS NOT NULL) RETURNING id`,
+    [userId],
+  );
+  return rows.length > 0;
 }
 
 export async function setPasswordHash(tx: Queryable, userId: number, passwordHash: string): Promise<void> {
