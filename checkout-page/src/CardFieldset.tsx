@@ -8,6 +8,7 @@ import {
   cardNumberMask,
   cardProblemOf,
   expiryMask,
+  firstInstallmentNote,
   installmentLabel,
   showsCardProblem,
 } from './card';
@@ -72,12 +73,14 @@ export function CardFieldset(props: {
   const shown = (f: CardFieldName) =>
     showsCardProblem(f, card, props.left[f]) ? cardProblemOf(f, card) : null;
   const options = props.options;
+  const chosen = options?.find((o) => o.installments === props.installments);
+  const first = chosen ? firstInstallmentNote(chosen, money) : null;
   const note =
     props.optionsProblem ??
     (!options
       ? props.waiting
       : options.length > 1
-        ? `Sem juros: o total é sempre ${money(options[0]!.totalCents)}.`
+        ? `Sem juros: o total é sempre ${money(options[0]!.totalCents)}.${first ? ` ${first}` : ''}`
         : null);
   const field = (f: CardFieldName) => ({
     id: `card-${f}`,

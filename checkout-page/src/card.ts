@@ -100,8 +100,9 @@ export const refusalMessage = (code: string | null): string =>
   (code && REFUSALS[code]) ?? 'O pagamento foi recusado. Confira os dados do cartão ou use outro cartão.';
 
 /**
- * Installments as the select shows them, short enough for a phone: "3x de R$ 100,00 sem juros", or with a
- * remainder on the first "3x de R$ 33,33 sem juros (a 1ª R$ 33,34)". The payer pays the amount: no interest.
+ * Installments as the select shows them, short enough for a phone's select closed: "3x de R$ 33,33 sem juros".
+ * A remainder of the division, on the first installment, is said beside the select (`firstInstallmentNote`),
+ * where it is never cut off. The payer pays the amount: no interest.
  */
 export function installmentLabel(
   option: {
@@ -113,9 +114,15 @@ export function installmentLabel(
   money: (cents: number) => string,
 ): string {
   if (option.installments === 1) return `À vista, ${money(option.totalCents)}`;
-  if (option.firstInstallmentCents === option.installmentCents) {
-    return `${option.installments}x de ${money(option.installmentCents)} sem juros`;
-  }
-  // the remainder of the division on the first, said as the panel says it: the count first, then the amounts
-  return `${option.installments}x de ${money(option.installmentCents)} sem juros (a 1ª ${money(option.firstInstallmentCents)})`;
+  return `${option.installments}x de ${money(option.installmentCents)} sem juros`;
+}
+
+/** The first installment's own amount when the division leaves a remainder on it: "A 1ª parcela é de R$ 33,34." */
+export function firstInstallmentNote(
+  option: { installments: number; installmentCents: number; firstInstallmentCents: number },
+  money: (cents: number) => string,
+): string | null {
+  return option.installments > 1 && option.firstInstallmentCents !== option.installmentCents
+    ? `A 1ª parcela é de ${money(option.firstInstallmentCents)}.`
+    : null;
 }

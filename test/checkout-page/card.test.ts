@@ -5,6 +5,7 @@ import {
   EMPTY_CARD,
   expiryMask,
   expiryOf,
+  firstInstallmentNote,
   installmentLabel,
   refusalMessage,
 } from '../../checkout-page/src/card';
@@ -92,6 +93,9 @@ describe("the page's checks of the payer's card", () => {
     });
     expect(installmentLabel(o(1, 10000, 10000, 10000), brl)).toBe('À vista, R$ 100,00');
     expect(installmentLabel(o(2, 5000, 5000, 10000), brl)).toBe('2x de R$ 50,00 sem juros');
-    expect(installmentLabel(o(3, 3333, 3334, 10000), brl)).toBe('3x de R$ 33,33 sem juros (a 1ª R$ 33,34)');
+    // the remainder on the first is said beside the select, where a phone never cuts it off
+    expect(installmentLabel(o(3, 3333, 3334, 10000), brl)).toBe('3x de R$ 33,33 sem juros');
+    expect(firstInstallmentNote(o(3, 3333, 3334, 10000), brl)).toBe('A 1ª parcela é de R$ 33,34.');
+    expect(firstInstallmentNote(o(2, 5000, 5000, 10000), brl)).toBeNull();
   });
 });

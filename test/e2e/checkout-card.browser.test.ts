@@ -172,4 +172,24 @@ describe('a payer pays a card-only payment link on a phone', () => {
     const cardBody = requests.filter((r) => r.url().endsWith('/card'));
     expect(cardBody.every((r) => !(r.postData() ?? '').includes(approved))).toBe(true);
   });
+
+  it('twelve installments of an amount that does not divide read whole on the phone, the first one said beside', async () => {
+    const link = await createLink(server, merchant, {
+      title: 'Câmera',
+      amountCents: 1_234_567,
+      methods: ['CREDIT_CARD'],
+      maxInstallments: 12,
+    });
+    expect((await page.goto(`${server.url}/pay/${link.slug}`))?.status()).toBe(200);
+    const select = page.getByLabel('Parcelas');
+    await expect.poll(() => select.locator('option').count()).toBe(12);
+    await select.selectOption('12');
+    expect(await cutChoices(page)).toEqual([]);
+    // 1,234,567 / 12 = 102,880 and 7 left, on the first
+    const note = page.locator('#f-installments-note');
+    expect((await note.textContent())?.replace(/\s/g, ' ')).toBe(
+      'Sem juros: o total é sempre R$ 12.345,67. A 1ª parcela é de R$ 1.028,87.',
+    );
+    await expectAccessible();
+  });
 });
