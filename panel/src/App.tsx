@@ -275,10 +275,13 @@ function Panel({ testMode }: { testMode: boolean }) {
             <current.Page key={current.hash} />
           )
         ) : (
-          <p class="notice" role="status">
-            Seu papel ({label(ROLES, user.role)}) não dá acesso a esta página. Peça a um proprietário ou
-            administrador da conta.
-          </p>
+          <>
+            <h1>{current.label}</h1>
+            <p class="notice" role="status">
+              Seu papel ({label(ROLES, user.role)}) não dá acesso a esta página. Peça a um proprietário ou
+              administrador da conta.
+            </p>
+          </>
         )}
       </main>
     </div>

@@ -83,6 +83,8 @@ describe('the team in the panel', () => {
     for (const hidden of ['Integrações', 'Webhooks', 'Equipe']) expect(items).not.toContain(hidden);
     await finance.goto(`${server.url}/#/webhooks`);
     await finance.getByText('não dá acesso a esta página').waitFor();
+    // the page is named still, as every page is (axe: page-has-heading-one)
+    await finance.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await shot(finance, 'team-03-role-limited');
     // and the server refuses it too
     const cookies = await finance.context().cookies();

@@ -46,6 +46,16 @@ describe('the field a validation message names', () => {
       'Dados inválidos: confira o CPF/CNPJ.',
     );
   });
+
+  it('a period longer than the route takes says its longest', () => {
+    // the console's daily report, and the receivables' schedules
+    expect(errorMeaning('VALIDATION_ERROR', 'a report covers at most 366 days')).toBe(
+      'Período longo demais: escolha no máximo 366 dias.',
+    );
+    expect(errorMeaning('VALIDATION_ERROR', 'from and to must be at most 366 days apart')).toBe(
+      'Período longo demais: escolha no máximo 366 dias.',
+    );
+  });
 });
 
 describe('names the API refuses', () => {

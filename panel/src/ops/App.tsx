@@ -105,9 +105,12 @@ export function App() {
         ) : reaches(current.need) ? (
           <current.Page key={current.hash} />
         ) : (
-          <p class="notice" role="status">
-            Seu papel ({label(OPERATOR_ROLE, operator.role)}) não dá acesso a esta página.
-          </p>
+          <>
+            <h1>{current.label}</h1>
+            <p class="notice" role="status">
+              Seu papel ({label(OPERATOR_ROLE, operator.role)}) não dá acesso a esta página.
+            </p>
+          </>
         )}
       </main>
     </div>

@@ -289,6 +289,9 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
     return `Muitas tentativas. Tente de novo em ${retryAfter === 1 ? '1 segundo' : `${retryAfter} segundos`}.`;
   }
   if (code === 'VALIDATION_ERROR') {
+    // a period longer than a report or a list takes ("a report covers at most 366 days", "… at most 366 days apart")
+    const longest = /at most (\d+) days/.exec(message)?.[1];
+    if (longest) return `Período longo demais: escolha no máximo ${longest} dias.`;
     // a schema's refusal names the field's path ("Invalid body/address/zipCode: …"): read it as "address.zipCode"
     const named = fieldOfMessage(message);
     const subject = named ? `${named.path} ${named.reason}` : message;

@@ -344,31 +344,31 @@ export function Account({ id }: { id: number }) {
               <dt>Saque</dt>
               <dd>{money(detail.plan.cashoutFixedCents)}</dd>
               <dt>Reserva</dt>
-              <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
+              <dd>{pct(String(detail.fees.reservePercent ?? '0'))}</dd>
             </dl>
           ) : (
             <dl class="detail">
               <dt>Venda</dt>
               <dd>
-                {String(detail.fees.saleFeePercent ?? '0')} % +{' '}
+                {pct(String(detail.fees.saleFeePercent ?? '0'))} +{' '}
                 {moneyText(String(detail.fees.saleFeeFixed ?? '0'))}
               </dd>
               <dt>Cartão</dt>
               <dd>
-                {String(detail.fees.cardFeePercent ?? '0')} % (+{' '}
-                {String(detail.fees.cardInstallmentFeePercent ?? '0')} % por parcela)
+                {pct(String(detail.fees.cardFeePercent ?? '0'))} (+{' '}
+                {pct(String(detail.fees.cardInstallmentFeePercent ?? '0'))} por parcela)
               </dd>
               <dt>Saque</dt>
               <dd>
                 {moneyText(String(detail.fees.cashoutFeeFixed ?? '0'))} +{' '}
-                {String(detail.fees.cashoutFeePercent ?? '0')} %
+                {pct(String(detail.fees.cashoutFeePercent ?? '0'))}
               </dd>
               <dt>Antecipação</dt>
-              <dd>{String(detail.fees.anticipationMonthlyPercent ?? '0')} % ao mês</dd>
+              <dd>{pct(String(detail.fees.anticipationMonthlyPercent ?? '0'))} ao mês</dd>
               <dt>Plano</dt>
               <dd>Nenhum: as tarifas acima</dd>
               <dt>Reserva</dt>
-              <dd>{String(detail.fees.reservePercent ?? '0')} %</dd>
+              <dd>{pct(String(detail.fees.reservePercent ?? '0'))}</dd>
             </dl>
           )}
           {/* a closed account's prices no longer change (the server refuses it) */}

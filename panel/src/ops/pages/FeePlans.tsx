@@ -120,11 +120,11 @@ function PlanForm({ plan, onMade, onClose }: { plan?: FeePlan; onMade: () => voi
           }}
         >
           <p>
-            <strong>{form.name.trim()}</strong>: PIX {form.pixPercent} % + R$ {form.pixFixed}, boleto R${' '}
-            {form.boletoFixed}, crédito {form.credit1} % / {form.credit2to6} % / {form.credit7to12} %, débito{' '}
-            {form.debitPercent} %, antecipação {form.anticipation} % ao mês, saque R$ {form.cashoutFixed}. As
-            tarifas de uma venda são fixadas ao criá-la: {plan ? 'a mudança' : 'uma mudança do plano'} vale só
-            para as vendas criadas depois.
+            <strong>{form.name.trim()}</strong>: PIX {pct(form.pixPercent)} + R$ {form.pixFixed}, boleto R${' '}
+            {form.boletoFixed}, crédito {pct(form.credit1)} / {pct(form.credit2to6)} / {pct(form.credit7to12)}
+            , débito {pct(form.debitPercent)}, antecipação {pct(form.anticipation)} ao mês, saque R${' '}
+            {form.cashoutFixed}. As tarifas de uma venda são fixadas ao criá-la:{' '}
+            {plan ? 'a mudança' : 'uma mudança do plano'} vale só para as vendas criadas depois.
           </p>
         </Decision>
         {onClose && (
