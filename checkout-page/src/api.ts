@@ -1,4 +1,5 @@
 import { payerToken, savePayerToken } from './saved-payment';
+import { tooManyText } from './wait';
 
 /** What the server put in the page (src/checkout/page-html.ts): the public GET's answer. */
 export interface PublicLink {
@@ -105,8 +106,11 @@ const REFUSALS: Record<number, string> = {
   403: 'Este pagamento foi recusado pela loja. Use outro meio de pagamento ou fale com a loja.',
   404: 'Esta página de pagamento não existe mais.',
   410: 'Esta página não aceita mais pagamentos.',
-  429: 'Muitas tentativas seguidas. Espere um minuto e tente de novo.',
 };
+
+/** A refusal as the payer reads it: a 429 with the wait its Retry-After gives. */
+const refusal = (res: Response, otherwise: string): string =>
+  res.status === 429 ? tooManyText(res.headers.get('retry-after')) : (REFUSALS[res.status] ?? otherwise);
 
 export class PayError extends Error {
   constructor(
@@ -141,8 +145,10 @@ export async function pay(
     return payment;
   }
   throw new PayError(
-    REFUSALS[res.status] ??
+    refusal(
+      res,
       `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
+    ),
     res.status === 410,
   );
 }
@@ -160,14 +166,14 @@ async function post<T>(url: string, body: unknown, otherwise: string): Promise<T
     throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
   }
   if (res.status === 201) return (await res.json()) as T;
-  throw new PayError(REFUSALS[res.status] ?? otherwise, res.status === 410);
+  throw new PayError(refusal(res, otherwise), res.status === 410);
 }
 
 /** The installments the payer may choose for this page's amount (an open link's: the amount typed). */
 export async function installmentsOf(page: PageData, amountCents?: number): Promise<InstallmentOption[]> {
   const query = amountCents === undefined ? '' : `?amountCents=${amountCents}`;
   const res = await fetch(`${payPath(page)}/installments${query}`);
-  if (res.status !== 200) throw new PayError(REFUSALS[res.status] ?? 'Não foi possível ver as parcelas.');
+  if (res.status !== 200) throw new PayError(refusal(res, 'Não foi possível ver as parcelas.'));
   return ((await res.json()) as { options: InstallmentOption[] }).options;
 }
 
