@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type CardPayment, type PageData, PayError, type Payment, pay, payByCard } from './api';
 import { CardFieldset, useInstallments } from './CardFieldset';
 import { type CardFieldName, cardProblemOf, EMPTY_CARD, expiryOf, refusalMessage } from './card';
@@ -70,6 +70,12 @@ export function PayerForm({
   const [method, setMethod] = useState<Method | undefined>(methods[0]);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
+  // a refusal takes the focus as it appears: the button pressed was disabled meanwhile, and focus fell to the
+  // page's top; from the refusal the payer's next Tab is the button again
+  const refusalLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (refusal) refusalLine.current?.focus();
+  }, [refusal]);
   // the page answered that it takes no more payments (410): nothing is offered to press again
   const [closed, setClosed] = useState(false);
   const refused = (err: unknown) => {
@@ -311,7 +317,7 @@ export function PayerForm({
         </fieldset>
       )}
       {refusal && (
-        <p class="problem" role="alert">
+        <p class="problem" role="alert" tabIndex={-1} ref={refusalLine}>
           {refusal}
         </p>
       )}
