@@ -126,7 +126,9 @@ describe('a payer pays a card-only payment link on a phone', () => {
       })
       .waitFor();
     // the refusal has the focus (the button pressed was disabled meanwhile): a keyboard goes on from it
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('alert');
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('role') ?? null")).toBe(
+      'alert',
+    );
     // another try: the form stays, with the payer's data; the CVV is asked again
     expect(await page.getByLabel('Nome completo').inputValue()).toBe(PAYER.name);
     expect(await page.getByLabel('Código de segurança (CVV)').inputValue()).toBe('');
