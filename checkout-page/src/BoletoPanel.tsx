@@ -56,7 +56,17 @@ export function BoletoPanel(props: {
           Abrir o PDF do boleto
         </a>
       </p>
-      <p class="muted">O boleto também pode ser pago com Pix: o QR Code está no PDF.</p>
+      {/* the boleto híbrido's Pix, here too: on a phone, paid by the bank's app at once, without the PDF */}
+      <h3>Ou pague com Pix</h3>
+      <img class="qr" src={payment.pixQrCode} alt="QR Code do Pix do boleto" width={200} height={200} />
+      <label for="boleto-pix">Código Pix copia e cola</label>
+      <textarea id="boleto-pix" readOnly rows={4} value={payment.pixCopyPaste} />
+      <CopyButton
+        text={payment.pixCopyPaste}
+        field="boleto-pix"
+        label="Copiar código Pix"
+        done="Código copiado"
+      />
       <Waiting
         {...stream}
         text="Aguardando o pagamento. Um boleto pode levar até 3 dias úteis para ser confirmado; a loja é avisada."

@@ -211,6 +211,7 @@ describe('a buyer pays a payment link by boleto', () => {
       saleId: string;
       digitableLine: string;
       pdfUrl: string;
+      pixCopyPaste: string;
     };
     await page.getByRole('heading', { name: 'Boleto gerado' }).waitFor();
     expect((await page.getByLabel('Linha digitável').inputValue()).replace(/\D/g, '')).toBe(
@@ -222,6 +223,12 @@ describe('a buyer pays a payment link by boleto', () => {
     const pdf = page.getByRole('link', { name: 'Abrir o PDF do boleto' });
     expect(await pdf.getAttribute('href')).toBe(new URL(boleto.pdfUrl).pathname);
     expect((await call('GET', `${server.url}${new URL(boleto.pdfUrl).pathname}`)).status).toBe(200);
+    // its Pix on the page too, not only in the PDF: a phone pays it with the bank's app at once
+    await page.getByRole('img', { name: 'QR Code do Pix do boleto' }).waitFor();
+    expect(await page.getByLabel('Código Pix copia e cola').inputValue()).toBe(boleto.pixCopyPaste);
+    await page.getByRole('button', { name: 'Copiar código Pix' }).click();
+    await page.getByRole('button', { name: 'Código copiado' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(boleto.pixCopyPaste);
     await expectAccessible();
     await shot(page, 'checkout-14-boleto');
 
