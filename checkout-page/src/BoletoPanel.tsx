@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { BoletoPayment, PageData } from './api';
 import { CopyButton } from './CopyButton';
 import { day } from './money';
+import { PixCode } from './PixCode';
 import { usePaymentStream, Waiting } from './payment-stream';
 
 /** A linha digitável of 47 digits grouped as a bank prints it; anything else as it came. */
@@ -58,14 +59,13 @@ export function BoletoPanel(props: {
       </p>
       {/* the boleto híbrido's Pix, here too: on a phone, paid by the bank's app at once, without the PDF */}
       <h3>Ou pague com Pix</h3>
-      <img class="qr" src={payment.pixQrCode} alt="QR Code do Pix do boleto" width={200} height={200} />
-      <label for="boleto-pix">Código Pix copia e cola</label>
-      <textarea id="boleto-pix" readOnly rows={4} value={payment.pixCopyPaste} />
-      <CopyButton
-        text={payment.pixCopyPaste}
-        field="boleto-pix"
-        label="Copiar código Pix"
-        done="Código copiado"
+      <PixCode
+        id="boleto-pix"
+        qrCode={payment.pixQrCode}
+        copyPaste={payment.pixCopyPaste}
+        alt="QR Code do Pix do boleto"
+        size={200}
+        rows={4}
       />
       <Waiting
         {...stream}

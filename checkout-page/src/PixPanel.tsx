@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { PageData, PixPayment } from './api';
-import { CopyButton } from './CopyButton';
 import { hour } from './money';
+import { PixCode } from './PixCode';
 import { usePaymentStream, Waiting } from './payment-stream';
 
 /** The Pix to pay: its QR code and copy-and-paste code with a copy button, waiting for `paid` on the stream. */
@@ -37,14 +37,13 @@ export function PixPanel(props: {
         <li>Abra o app do seu banco e escolha pagar com Pix.</li>
         <li>Leia o QR Code ou use o código copia e cola.</li>
       </ol>
-      <img class="qr" src={payment.pixQrCode} alt="QR Code do Pix" width={240} height={240} />
-      <label for="pix-code">Código Pix copia e cola</label>
-      <textarea id="pix-code" readOnly rows={5} value={payment.pixCopyPaste} />
-      <CopyButton
-        text={payment.pixCopyPaste}
-        field="pix-code"
-        label="Copiar código Pix"
-        done="Código copiado"
+      <PixCode
+        id="pix-code"
+        qrCode={payment.pixQrCode}
+        copyPaste={payment.pixCopyPaste}
+        alt="QR Code do Pix"
+        size={240}
+        rows={5}
       />
       <Waiting
         {...stream}
