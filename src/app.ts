@@ -51,6 +51,7 @@ import { createHttp } from './platform/http/server.js';
 import type { CardAttemptCheck, Http } from './platform/http/types.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
 import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
+import { Reconciliation } from './reconciliation/index.js';
 import type { SaleProcessor } from './sales/index.js';
 import {
   cancelOpenChargesOf,
@@ -183,6 +184,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     db,
     anticipations,
     riskRules,
+    reconciliation: new Reconciliation(db, queue, config.bcb !== null),
     actions: new ConsoleActions(db, queue, mail, authCache, {
       heldCards: cardSales,
       subscriptions,

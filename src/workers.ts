@@ -105,7 +105,9 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       )
     : () => undefined;
   // the PSP's own list of received Pix against the gateway's credits (webhooks are best-effort)
-  const stopReconciliation = pspClient ? startReconciliation(platform, pspClient, settler) : () => undefined;
+  const stopReconciliation = pspClient
+    ? await startReconciliation(platform, pspClient, settler)
+    : () => undefined;
   // what opens and charges sales (renewals included): the same factory as the API's, risk rules and all
   const charging = await startCharging(
     platform,

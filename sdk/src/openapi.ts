@@ -11826,6 +11826,682 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/reconciliation/discrepancies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The discrepancies kept, newest first: open ones, or every one with all=true (at most 500)
+         * @description Operators: finance (Financeiro) and above.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    all?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "kind": "unknown_charge",
+                         *           "e2eid": "pedido-1001",
+                         *           "txid": "pedido-1001",
+                         *           "amount": 15000,
+                         *           "detail": "pedido-1001",
+                         *           "foundAt": "2026-11-25T13:45:12.345Z",
+                         *           "resolvedAt": "2026-11-25T13:45:12.345Z",
+                         *           "resolution": "pedido-1001"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** @description In cents */
+                                amount: number;
+                                detail: string;
+                                /** @description The Pix's end-to-end id, or the boleto payment's own reference */
+                                e2eid: string;
+                                /** Format: date-time */
+                                foundAt: string;
+                                id: number;
+                                kind: "unknown_charge" | "amount_mismatch" | "missing_at_psp" | "duplicate_payment" | "closed_charge_paid";
+                                /** @description How it was resolved: by the gateway, or 'operator: ' and the operator's note */
+                                resolution: string | null;
+                                resolvedAt: string | null;
+                                txid: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reconciliation/discrepancies/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an open discrepancy resolved, with what was done about it (audited); 409 INVALID_STATUS when it already is
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "note": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What was done about it */
+                        note: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "kind": "unknown_charge",
+                         *       "e2eid": "pedido-1001",
+                         *       "txid": "pedido-1001",
+                         *       "amount": 15000,
+                         *       "detail": "pedido-1001",
+                         *       "foundAt": "2026-11-25T13:45:12.345Z",
+                         *       "resolvedAt": "2026-11-25T13:45:12.345Z",
+                         *       "resolution": "pedido-1001"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description In cents */
+                            amount: number;
+                            detail: string;
+                            /** @description The Pix's end-to-end id, or the boleto payment's own reference */
+                            e2eid: string;
+                            /** Format: date-time */
+                            foundAt: string;
+                            id: number;
+                            kind: "unknown_charge" | "amount_mismatch" | "missing_at_psp" | "duplicate_payment" | "closed_charge_paid";
+                            /** @description How it was resolved: by the gateway, or 'operator: ' and the operator's note */
+                            resolution: string | null;
+                            resolvedAt: string | null;
+                            txid: string | null;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INVALID_STATUS";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ops/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The 50 newest reconciliation runs (every 10 minutes, daily, and those asked for), with what each found
+         * @description Operators: finance (Financeiro) and above.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "enabled": true,
+                         *       "data": [
+                         *         {
+                         *           "id": 42,
+                         *           "schedule": "frequent",
+                         *           "from": "2026-11-25T13:45:12.345Z",
+                         *           "to": "2026-11-25T13:45:12.345Z",
+                         *           "status": "waiting",
+                         *           "requestedBy": "pedido-1001",
+                         *           "createdAt": "2026-11-25T13:45:12.345Z",
+                         *           "finishedAt": "2026-11-25T13:45:12.345Z",
+                         *           "lastError": "pedido-1001",
+                         *           "received": 42,
+                         *           "matched": 42,
+                         *           "creditedNow": 42,
+                         *           "refundedNow": 42,
+                         *           "discrepancies": 42
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                creditedNow: number;
+                                /** @description Discrepancies this run was the latest to find */
+                                discrepancies: number;
+                                finishedAt: string | null;
+                                /** Format: date-time */
+                                from: string;
+                                id: number;
+                                lastError: string | null;
+                                matched: number;
+                                received: number;
+                                refundedNow: number;
+                                /** @description The operator's e-mail, or 'cli'; null for a scheduled run */
+                                requestedBy: string | null;
+                                /** @description frequent: every 10 minutes over two hours; daily: the previous São Paulo day; manual: asked for */
+                                schedule: "frequent" | "daily" | "manual";
+                                /** @description retrying: its last try failed (lastError says why); a worker tries again within a minute */
+                                status: "waiting" | "running" | "retrying" | "finished";
+                                /**
+                                 * Format: date-time
+                                 * @description The end of the window, excluded
+                                 */
+                                to: string;
+                            }[];
+                            /** @description Whether the gateway reconciles with a PSP (PIX_PROCESSOR=bcb); runs may be asked for only then */
+                            enabled: boolean;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Reconcile a window of received Pix now (at most 31 days; audited): a worker runs it within seconds, as it runs the scheduled ones. 409 CONFLICT without PIX_PROCESSOR=bcb
+         * @description Operators: finance (Financeiro) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "pedido-1001",
+                     *       "to": "pedido-1001"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description ISO 8601 date or time; without an offset, São Paulo time (a bare date: its midnight) */
+                        from: string;
+                        /** @description The end of the window, excluded (at most 31 days on) */
+                        to: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": 42,
+                         *       "schedule": "frequent",
+                         *       "from": "2026-11-25T13:45:12.345Z",
+                         *       "to": "2026-11-25T13:45:12.345Z",
+                         *       "status": "waiting",
+                         *       "requestedBy": "pedido-1001",
+                         *       "createdAt": "2026-11-25T13:45:12.345Z",
+                         *       "finishedAt": "2026-11-25T13:45:12.345Z",
+                         *       "lastError": "pedido-1001",
+                         *       "received": 42,
+                         *       "matched": 42,
+                         *       "creditedNow": 42,
+                         *       "refundedNow": 42,
+                         *       "discrepancies": 42
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            creditedNow: number;
+                            /** @description Discrepancies this run was the latest to find */
+                            discrepancies: number;
+                            finishedAt: string | null;
+                            /** Format: date-time */
+                            from: string;
+                            id: number;
+                            lastError: string | null;
+                            matched: number;
+                            received: number;
+                            refundedNow: number;
+                            /** @description The operator's e-mail, or 'cli'; null for a scheduled run */
+                            requestedBy: string | null;
+                            /** @description frequent: every 10 minutes over two hours; daily: the previous São Paulo day; manual: asked for */
+                            schedule: "frequent" | "daily" | "manual";
+                            /** @description retrying: its last try failed (lastError says why); a worker tries again within a minute */
+                            status: "waiting" | "running" | "retrying" | "finished";
+                            /**
+                             * Format: date-time
+                             * @description The end of the window, excluded
+                             */
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/reports/daily": {
         parameters: {
             query?: never;

@@ -195,3 +195,76 @@ export const OpsAnticipation = Type.Object({
   accountId: Type.Integer(),
   accountName: Type.Optional(Type.String({ description: "The account's name (in the console's lists)" })),
 });
+
+const Counted = Type.Integer({ minimum: 0 });
+export const ReconciliationRun = Type.Object({
+  id: Type.Integer(),
+  schedule: Type.Union([Type.Literal('frequent'), Type.Literal('daily'), Type.Literal('manual')], {
+    description:
+      'frequent: every 10 minutes over two hours; daily: the previous São Paulo day; manual: asked for',
+  }),
+  from: Time,
+  to: Type.String({ format: 'date-time', description: 'The end of the window, excluded' }),
+  status: Type.Union(
+    [Type.Literal('waiting'), Type.Literal('running'), Type.Literal('retrying'), Type.Literal('finished')],
+    {
+      description: 'retrying: its last try failed (lastError says why); a worker tries again within a minute',
+    },
+  ),
+  requestedBy: Type.Union([Type.String(), Type.Null()], {
+    description: "The operator's e-mail, or 'cli'; null for a scheduled run",
+  }),
+  createdAt: Time,
+  finishedAt: MaybeTime,
+  lastError: MaybeText,
+  received: Counted,
+  matched: Counted,
+  creditedNow: Counted,
+  refundedNow: Counted,
+  discrepancies: Type.Integer({ minimum: 0, description: 'Discrepancies this run was the latest to find' }),
+});
+export const ReconciliationRuns = Type.Object({
+  enabled: Type.Boolean({
+    description:
+      'Whether the gateway reconciles with a PSP (PIX_PROCESSOR=bcb); runs may be asked for only then',
+  }),
+  data: Type.Array(ReconciliationRun),
+});
+export const ReconciliationRunBody = Type.Object({
+  from: Type.String({
+    minLength: 1,
+    maxLength: 40,
+    description: 'ISO 8601 date or time; without an offset, São Paulo time (a bare date: its midnight)',
+  }),
+  to: Type.String({
+    minLength: 1,
+    maxLength: 40,
+    description: 'The end of the window, excluded (at most 31 days on)',
+  }),
+});
+export const Discrepancy = Type.Object({
+  id: Type.Integer(),
+  kind: Type.Union([
+    Type.Literal('unknown_charge'),
+    Type.Literal('amount_mismatch'),
+    Type.Literal('missing_at_psp'),
+    Type.Literal('duplicate_payment'),
+    Type.Literal('closed_charge_paid'),
+  ]),
+  e2eid: Type.String({ description: "The Pix's end-to-end id, or the boleto payment's own reference" }),
+  txid: MaybeText,
+  amount: Type.Integer({ description: 'In cents' }),
+  detail: Type.String(),
+  foundAt: Time,
+  resolvedAt: MaybeTime,
+  resolution: Type.Union([Type.String(), Type.Null()], {
+    description: "How it was resolved: by the gateway, or 'operator: ' and the operator's note",
+  }),
+});
+export const DiscrepanciesQuery = Type.Object({
+  all: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+});
+export const Discrepancies = Type.Object({ data: Type.Array(Discrepancy) });
+export const ResolveBody = Type.Object({
+  note: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'What was done about it' }),
+});

@@ -25,6 +25,8 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'fee_plan.updated',
   'anticipation.approved',
   'anticipation.rejected',
+  'reconciliation.requested',
+  'discrepancy.resolved',
   'delivery.resent',
   'operator.invited',
   'operator.invitation_resent',

@@ -1,22 +1,17 @@
 import { type Command, UsageError } from '../platform/cli/command.js';
-import { fromSaoPaulo } from '../platform/time/sao-paulo.js';
 import type { Discrepancy } from './discrepancies.data.js';
 import type { Report } from './reconcile.js';
+import { parseInstant, windowProblem } from './window.js';
 
 // the command loads the module's code when it runs: the CLI's help and usage load no more than this file
 const discrepancies = () => import('./discrepancies.data.js');
 
-const MAX_SPAN_DAYS = 31;
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/;
-
-/** An ISO 8601 instant; without an offset it is São Paulo wall-clock time (a bare date: its midnight). */
+/** --name as an ISO 8601 instant (without an offset, São Paulo time). */
 function instant(values: Record<string, string | boolean | undefined>, name: string): Date {
   const raw = values[name];
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${name} is required (ISO 8601)`);
-  if (!ISO.test(raw)) throw new UsageError(`--${name} must be an ISO 8601 date or time, got "${raw}"`);
-  const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(raw) && raw.includes('T');
-  const at = zoned ? new Date(raw) : fromSaoPaulo(raw.includes('T') ? raw : `${raw}T00:00`);
-  if (!Number.isFinite(at.getTime())) throw new UsageError(`--${name} is not a real time: "${raw}"`);
+  const at = parseInstant(raw);
+  if (typeof at === 'string') throw new UsageError(`--${name} ${at}`);
   return at;
 }
 
@@ -81,10 +76,8 @@ export const reconciliationCommands: Command[] = [
       }
       const from = instant(values, 'from');
       const to = instant(values, 'to');
-      if (to <= from) throw new UsageError('--to must be after --from');
-      if (to.getTime() - from.getTime() > MAX_SPAN_DAYS * 86_400_000) {
-        throw new UsageError(`a window spans at most ${MAX_SPAN_DAYS} days`);
-      }
+      const problem = windowProblem(from, to);
+      if (problem) throw new UsageError(problem);
       if (!config.bcb) throw new Error('reconciliation needs PIX_PROCESSOR=bcb and its PSP settings');
       const [{ PixApiClient }, { Queue }, { createLogger }, { SaleSettler }, { reconcileWindow }] =
         await Promise.all([

@@ -10,6 +10,15 @@ export type DiscrepancyKind =
 /** Payments recorded when they arrive (not by a run), which the payer is owed back: returned in full, resolved. */
 const OWED_BACK: DiscrepancyKind[] = ['duplicate_payment', 'closed_charge_paid'];
 
+const COLUMNS = `id, kind, e2eid, txid, amount, detail,
+  to_char(found_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "foundAt",
+  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt", resolution`;
+const stored = (r: StoredDiscrepancy): StoredDiscrepancy => ({
+  ...r,
+  id: Number(r.id),
+  amount: Number(r.amount),
+});
+
 /** A disagreement between the PSP and the gateway, as `gateway reconcile` prints it (amount in cents). */
 export interface Discrepancy {
   kind: DiscrepancyKind;
@@ -100,19 +109,28 @@ export async function resolveReturned(db: Queryable, e2eid: string): Promise<boo
   return rows.length > 0;
 }
 
-/** An operator's resolution of an open discrepancy, with their note; false when there is no such open one. */
-export async function resolveByOperator(db: Queryable, id: number, note: string): Promise<boolean> {
-  const rows = await db.query(
+/** An operator's resolution of an open discrepancy, with their note; null when there is no such open one. */
+export async function resolveByOperator(
+  db: Queryable,
+  id: number,
+  note: string,
+): Promise<StoredDiscrepancy | null> {
+  const [row] = await db.query<StoredDiscrepancy>(
     `UPDATE reconciliation_discrepancies SET resolved_at = now(), resolution = $2
-      WHERE id = $1 AND resolved_at IS NULL RETURNING 1`,
+      WHERE id = $1 AND resolved_at IS NULL RETURNING ${COLUMNS}`,
     [id, `operator: ${note}`],
   );
-  return rows.length > 0;
+  return row ? stored(row) : null;
 }
 
-const COLUMNS = `id, kind, e2eid, txid, amount, detail,
-  to_char(found_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "foundAt",
-  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt", resolution`;
+/** One discrepancy kept, resolved or not; null when there is none with that id. */
+export async function discrepancyById(db: Queryable, id: number): Promise<StoredDiscrepancy | null> {
+  const [row] = await db.query<StoredDiscrepancy>(
+    `SELECT ${COLUMNS} FROM reconciliation_discrepancies WHERE id = $1`,
+    [id],
+  );
+  return row ? stored(row) : null;
+}
 
 /** What one run found (new, or seen again), in the order found. */
 export async function discrepanciesOfRun(db: Queryable, runId: number): Promise<Discrepancy[]> {
@@ -139,5 +157,5 @@ export async function listDiscrepancies(
       WHERE $1 OR resolved_at IS NULL ORDER BY found_at DESC, id DESC LIMIT $2`,
     [options.all ?? false, options.limit ?? 1000],
   );
-  return rows.map((r) => ({ ...r, id: Number(r.id), amount: Number(r.amount) }));
+  return rows.map(stored);
 }

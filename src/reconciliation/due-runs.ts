@@ -15,12 +15,20 @@ export interface Logs {
 
 /**
  * One worker's turn: the windows due now are created (once, whoever creates them), then every run nobody
- * holds is taken and run to its end: new windows, and runs whose worker died mid-window (resumed at their
- * next page). A run that fails is left for any worker to try again a minute later.
+ * holds is run (`runPending`).
  */
 export async function reconcileDue(deps: ReconcileDeps, log: Logs, now = new Date()): Promise<number> {
   for (const w of dueWindows(now)) await ensureRun(deps.db, w.schedule, w.start, w.end);
   await pruneRuns(deps.db, KEEP_RUNS_DAYS);
+  return runPending(deps, log);
+}
+
+/**
+ * Every run nobody holds, taken and run to its end: new windows, runs asked for from the console, and runs
+ * whose worker died mid-window (resumed at their next page). A run that fails is left for any worker to try
+ * again a minute later, with why.
+ */
+export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number> {
   let done = 0;
   for (let run = await claimRun(deps.db); run; run = await claimRun(deps.db)) {
     try {
@@ -32,7 +40,7 @@ export async function reconcileDue(deps: ReconcileDeps, log: Logs, now = new Dat
       if (discrepancies.length > 0) log.warn(summary, 'reconciliation found discrepancies');
       else log.info(summary, 'reconciliation done');
     } catch (err) {
-      await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS);
+      await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS, messageOf(err));
       throw err;
     }
   }
@@ -47,7 +55,9 @@ export async function reconcileWindow(deps: ReconcileDeps, from: Date, to: Date)
     if (!report) throw new Error(`reconciliation run ${run.id} was taken over by another process`);
     return report;
   } catch (err) {
-    await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS);
+    await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS, messageOf(err));
     throw err;
   }
 }
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -34,14 +34,70 @@ export async function ensureRun(db: Queryable, schedule: Schedule, start: Date, 
   );
 }
 
-/** An operator's run, held by the calling process from the start. */
+/** `gateway reconcile --from --to`: an operator's run, held by the calling process from the start. */
 export async function startManualRun(db: Queryable, start: Date, end: Date): Promise<Run> {
   const [row] = await db.query<Run>(
-    `INSERT INTO reconciliation_runs (schedule, window_start, window_end, leased_until)
-     VALUES ('manual', $1, $2, now() + make_interval(secs => $3)) RETURNING ${RUN}`,
+    `INSERT INTO reconciliation_runs (schedule, window_start, window_end, leased_until, requested_by)
+     VALUES ('manual', $1, $2, now() + make_interval(secs => $3), 'cli') RETURNING ${RUN}`,
     [start, end, LEASE_SECONDS],
   );
   return asRun(row!);
+}
+
+/** A run asked for from the console: held by nobody, so the first worker that looks takes it. */
+export async function requestManualRun(
+  db: Queryable,
+  start: Date,
+  end: Date,
+  requestedBy: string,
+): Promise<number> {
+  const [row] = await db.query<{ id: string }>(
+    `INSERT INTO reconciliation_runs (schedule, window_start, window_end, requested_by)
+     VALUES ('manual', $1, $2, $3) RETURNING id`,
+    [start, end, requestedBy],
+  );
+  return Number(row!.id);
+}
+
+/** Where a run is: waiting for a worker, running, failed and waiting to be tried again, or finished. */
+export type RunStatus = 'waiting' | 'running' | 'retrying' | 'finished';
+
+/** A run as the console lists it. */
+export interface RunView extends Counts {
+  id: number;
+  schedule: Schedule;
+  from: string;
+  to: string;
+  status: RunStatus;
+  requestedBy: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  /** Why its last try failed, while it waits to be tried again. */
+  lastError: string | null;
+  /** The discrepancies it was the latest run to find. */
+  discrepancies: number;
+}
+
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const RUN_VIEW = `r.id, r.schedule, ${iso('r.window_start')} AS "from", ${iso('r.window_end')} AS "to",
+  CASE WHEN r.finished_at IS NOT NULL THEN 'finished' WHEN r.last_error IS NOT NULL THEN 'retrying'
+       WHEN r.leased_until > now() THEN 'running' ELSE 'waiting' END AS status,
+  r.requested_by AS "requestedBy", ${iso('r.created_at')} AS "createdAt",
+  ${iso('r.finished_at')} AS "finishedAt", r.last_error AS "lastError",
+  r.received, r.matched, r.credited_now AS "creditedNow", r.refunded_now AS "refundedNow",
+  (SELECT count(*)::int FROM reconciliation_discrepancies d WHERE d.last_run_id = r.id) AS discrepancies`;
+
+/** The newest runs first (scheduled and asked for), or one run by id. */
+export async function listRuns(
+  db: Queryable,
+  options: { id?: number; limit?: number } = {},
+): Promise<RunView[]> {
+  const rows = await db.query<RunView>(
+    `SELECT ${RUN_VIEW} FROM reconciliation_runs r
+      WHERE $1::bigint IS NULL OR r.id = $1 ORDER BY r.id DESC LIMIT $2`,
+    [options.id ?? null, options.limit ?? 50],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
 /**
@@ -74,7 +130,7 @@ export async function advanceRun(
     `UPDATE reconciliation_runs
         SET next_page = $3, received = received + $4, matched = matched + $5,
             credited_now = credited_now + $6, refunded_now = refunded_now + $7,
-            leased_until = now() + make_interval(secs => $8)
+            leased_until = now() + make_interval(secs => $8), last_error = NULL
       WHERE id = $1 AND next_page = $2 AND finished_at IS NULL RETURNING 1`,
     [
       runId,
@@ -111,19 +167,24 @@ export async function listedOf(db: Queryable, runId: number, e2eids: string[]): 
 export async function finishRun(db: Queryable, runId: number): Promise<Counts> {
   await db.query('DELETE FROM reconciliation_listed WHERE run_id = $1', [runId]);
   const [row] = await db.query<Counts>(
-    `UPDATE reconciliation_runs SET finished_at = now(), leased_until = NULL WHERE id = $1
+    `UPDATE reconciliation_runs SET finished_at = now(), leased_until = NULL, last_error = NULL WHERE id = $1
      RETURNING received, matched, credited_now AS "creditedNow", refunded_now AS "refundedNow"`,
     [runId],
   );
   return row!;
 }
 
-/** A run that failed (the PSP unreachable) is tried again by any worker after `seconds`. */
-export async function releaseRun(db: Queryable, runId: number, seconds: number): Promise<void> {
+/** A run that failed (the PSP unreachable) is tried again by any worker after `seconds`; why is kept meanwhile. */
+export async function releaseRun(
+  db: Queryable,
+  runId: number,
+  seconds: number,
+  error: string,
+): Promise<void> {
   await db.query(
-    `UPDATE reconciliation_runs SET leased_until = now() + make_interval(secs => $2)
+    `UPDATE reconciliation_runs SET leased_until = now() + make_interval(secs => $2), last_error = $3
       WHERE id = $1 AND finished_at IS NULL`,
-    [runId, seconds],
+    [runId, seconds, error.slice(0, 500)],
   );
 }
 

@@ -12,6 +12,7 @@ import { Disputes } from './pages/Disputes';
 import { FeePlans } from './pages/FeePlans';
 import { AcceptInvitation, Login } from './pages/Login';
 import { Operators } from './pages/Operators';
+import { Reconciliation } from './pages/Reconciliation';
 import { Reports } from './pages/Reports';
 import { Reviews } from './pages/Reviews';
 import { RiskRules } from './pages/RiskRules';
@@ -27,6 +28,7 @@ const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need
   { hash: '#/relatorios', label: 'Relatórios', Page: Reports, need: 'finance' },
   { hash: '#/tarifas', label: 'Tarifas', Page: FeePlans, need: 'finance' },
   { hash: '#/antecipacoes', label: 'Antecipações', Page: Anticipations, need: 'support' },
+  { hash: '#/conciliacao', label: 'Conciliação', Page: Reconciliation, need: 'finance' },
   { hash: '#/operadores', label: 'Operadores', Page: Operators, need: 'admin' },
   { hash: '#/auditoria', label: 'Auditoria', Page: Audit, need: 'support' },
 ];

@@ -37,6 +37,8 @@ export type Anticipation = Static<typeof Anticipations.Anticipation>;
 export type OpsAnticipation = Static<typeof Console.OpsAnticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
+export type ReconciliationRun = Static<typeof Console.ReconciliationRun>;
+export type Discrepancy = Static<typeof Console.Discrepancy>;
 export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number; accountName?: string };
 
 const ORDER: OperatorRole[] = ['support', 'risk', 'finance', 'admin'];
@@ -155,6 +157,17 @@ export const api = {
     ),
   decideAnticipation: (id: string, decision: 'approve' | 'reject') =>
     request<Anticipation>('POST', `/api/ops/anticipations/${id}/${decision}`, {}),
+  reconciliationRuns: () =>
+    request<{ enabled: boolean; data: ReconciliationRun[] }>('GET', '/api/ops/reconciliation/runs'),
+  reconcile: (from: string, to: string) =>
+    request<ReconciliationRun>('POST', '/api/ops/reconciliation/runs', { from, to }),
+  discrepancies: (all: boolean) =>
+    request<{ data: Discrepancy[] }>(
+      'GET',
+      `/api/ops/reconciliation/discrepancies${query({ all: all ? 'true' : undefined })}`,
+    ),
+  resolveDiscrepancy: (id: number, note: string) =>
+    request<Discrepancy>('POST', `/api/ops/reconciliation/discrepancies/${id}/resolve`, { note }),
   operators: () => request<{ data: OperatorView[] }>('GET', '/api/ops/operators'),
   invite: (email: string, role: OperatorRole) =>
     request<Invited>('POST', '/api/ops/operators', { email, role }),

@@ -104,6 +104,8 @@ export const AUDIT_ACTION: Record<OperatorAuditAction, string> = {
   'fee_plan.updated': 'Alterou um plano de tarifas',
   'anticipation.approved': 'Aprovou uma antecipação',
   'anticipation.rejected': 'Recusou uma antecipação',
+  'reconciliation.requested': 'Pediu uma conciliação com o PSP',
+  'discrepancy.resolved': 'Resolveu uma divergência da conciliação',
   'delivery.resent': 'Reenviou uma entrega de webhook',
   'operator.invited': 'Convidou um operador',
   'operator.invitation_resent': 'Reenviou o convite de um operador',
@@ -140,3 +142,27 @@ export function auditTarget(target: string | null): string {
   if (!name || !id) return target;
   return /^\d+$/.test(id) ? `${name} #${id}` : `${name} ${id.slice(0, 8)}`;
 }
+
+/** A reconciliation run's schedule (Conciliação). */
+export const RUN_SCHEDULE: Record<string, string> = {
+  frequent: 'A cada 10 minutos',
+  daily: 'Diária',
+  manual: 'Pedida',
+};
+
+/** Where a reconciliation run is. */
+export const RUN_STATUS: Record<string, string> = {
+  waiting: 'Aguardando',
+  running: 'Em andamento',
+  retrying: 'Falhou; nova tentativa em até 1 minuto',
+  finished: 'Concluída',
+};
+
+/** What the PSP (or the bank) and the gateway disagree on. */
+export const DISCREPANCY_KIND: Record<string, string> = {
+  unknown_charge: 'Pix sem cobrança do gateway',
+  amount_mismatch: 'Valor diferente do cobrado',
+  missing_at_psp: 'Crédito que o PSP não lista',
+  duplicate_payment: 'Pagamento em duplicidade',
+  closed_charge_paid: 'Pago depois de a cobrança fechar',
+};

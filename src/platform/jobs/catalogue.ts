@@ -17,6 +17,8 @@ export interface JobPayloads {
   'disputes.card-notice': { paymentId: string };
   /** A checkout session's sale was paid: the session's other charges still awaiting payment to cancel. */
   'sales.cancel-session-charges': { saleId: number };
+  /** A reconciliation run asked for from the console: wakes a worker to run it (and any other waiting). */
+  'reconciliation.run': { runId: number };
 }
 
 export type JobName = keyof JobPayloads;
@@ -72,6 +74,9 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     retryDelayMaxSeconds: 600,
     expireInSeconds: 120,
   },
+  // the run itself keeps its place and is retried by the workers' own turn: the job only wakes one sooner; a
+  // window of 100,000 Pix takes minutes, and a job expired meanwhile finds the run held and does nothing
+  'reconciliation.run': { retryLimit: 0, retryDelaySeconds: 60, retryBackoff: false, expireInSeconds: 3600 },
   // the acquirer sends a notice answered 200 only once: its read-back is retried here until the acquirer answers
   'disputes.card-notice': {
     retryLimit: 20,

@@ -1,0 +1,244 @@
+import { useEffect, useState } from 'preact/hooks';
+import { date, money } from '../../ui/format';
+import { ErrorText, Table, useAttempt } from '../../ui/kit';
+import { label } from '../../ui/labels';
+import { api, type Discrepancy, type ReconciliationRun } from '../api';
+import { Decision } from '../Decision';
+import { DISCREPANCY_KIND, RUN_SCHEDULE, RUN_STATUS } from '../labels';
+
+/** A day in São Paulo, `offset` days before today, as YYYY-MM-DD. */
+const day = (offset: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
+    new Date(Date.now() - offset * 86_400_000),
+  );
+/** The day after a YYYY-MM-DD day (the window's end is excluded: "até 30/11" ends at 01/12 00:00). */
+const nextDay = (iso: string) =>
+  new Date(Date.parse(`${iso}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+const dayText = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+/** What a run found so far: the Pix the PSP listed, those that matched, what it credited and refunded. */
+const outcome = (r: ReconciliationRun) =>
+  [
+    counted(r.received, 'Pix recebido', 'Pix recebidos'),
+    counted(r.matched, 'conferido', 'conferidos'),
+    counted(r.creditedNow, 'creditado agora', 'creditados agora'),
+    counted(r.refundedNow, 'estornado agora', 'estornados agora'),
+    counted(r.discrepancies, 'divergência', 'divergências'),
+  ].join(' · ');
+/** Polled this often while a run is not finished. */
+const POLL_MS = 3000;
+
+/**
+ * Conciliação (finance): the PSP's received Pix against the gateway's credits. The runs (every 10 minutes,
+ * daily, and those asked for here), a period reconciled on demand, and the discrepancies kept, each resolved
+ * with a note of what was done.
+ */
+export function Reconciliation() {
+  const [runs, setRuns] = useState<ReconciliationRun[] | null>(null);
+  const [enabled, setEnabled] = useState(true);
+  const [showResolved, setShowResolved] = useState(false);
+  const [found, setFound] = useState<Discrepancy[] | null>(null);
+  const [from, setFrom] = useState(day(1));
+  const [to, setTo] = useState(day(1));
+  const { error, attempt } = useAttempt();
+  const loadRuns = () =>
+    attempt(async () => {
+      const answer = await api.reconciliationRuns();
+      setEnabled(answer.enabled);
+      setRuns(answer.data);
+    });
+  const loadFound = () => attempt(async () => setFound((await api.discrepancies(showResolved)).data));
+  useEffect(() => {
+    void loadRuns();
+  }, []);
+  useEffect(() => {
+    void loadFound();
+  }, [showResolved]);
+  const busy = runs?.some((r) => r.status !== 'finished') ?? false;
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => {
+      void loadRuns();
+      void loadFound();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [busy, showResolved]);
+  return (
+    <section>
+      <h1>Conciliação</h1>
+      <p class="muted">
+        Os Pix que o PSP recebeu, comparados com o que o gateway creditou. Roda sozinha a cada 10 minutos (as
+        últimas duas horas) e todo dia às 03:00 (o dia anterior). Um Pix que o gateway não creditou é
+        creditado agora, uma vez; o que não confere vira divergência e não move dinheiro.
+      </p>
+      {!enabled && (
+        <p class="notice" role="status">
+          Este gateway não concilia com um PSP: seus Pix passam pelo sandbox (PIX_PROCESSOR=bcb liga a
+          conciliação). As divergências de boletos, como pagamentos em duplicidade, aparecem abaixo.
+        </p>
+      )}
+      <ErrorText error={error} />
+      {enabled && (
+        <form class="filters" onSubmit={(e) => e.preventDefault()} aria-labelledby="reconcile-title">
+          <h2 id="reconcile-title" class="sr-only">
+            Conciliar um período
+          </h2>
+          <div>
+            <label for="reconcile-from">De</label>
+            <input
+              id="reconcile-from"
+              type="date"
+              required
+              max={day(0)}
+              value={from}
+              onInput={(e) => setFrom(e.currentTarget.value)}
+            />
+          </div>
+          <div>
+            <label for="reconcile-to">Até (inclusive)</label>
+            <input
+              id="reconcile-to"
+              type="date"
+              required
+              min={from}
+              max={day(0)}
+              value={to}
+              onInput={(e) => setTo(e.currentTarget.value)}
+            />
+          </div>
+          <Decision
+            submit
+            label="Conciliar"
+            title="Conciliar este período?"
+            run={async () => {
+              await api.reconcile(from, nextDay(to));
+              return `Conciliação de ${dayText(from)} a ${dayText(to)} pedida: ela aparece abaixo e termina em instantes.`;
+            }}
+            onDone={() => void loadRuns()}
+          >
+            <p>
+              Os Pix recebidos de {dayText(from)} a {dayText(to)} (horário de Brasília) são comparados com os
+              créditos do gateway. Um Pix pago que o gateway não creditou é creditado agora, e a venda
+              notificada; o que não confere fica como divergência.
+            </p>
+          </Decision>
+        </form>
+      )}
+      <h2>Execuções</h2>
+      {runs && (
+        <Table
+          label="Execuções da conciliação"
+          head={['Criada em', 'Tipo', 'Período', 'Situação', 'Resultado']}
+          empty={runs.length === 0 && 'Nenhuma execução ainda.'}
+        >
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td>{date(r.createdAt)}</td>
+              <td>
+                {label(RUN_SCHEDULE, r.schedule)}
+                {r.requestedBy && (
+                  <span class="muted">
+                    {' '}
+                    por {r.requestedBy === 'cli' ? 'linha de comando' : r.requestedBy}
+                  </span>
+                )}
+              </td>
+              <td>
+                {date(r.from)} a {date(r.to)}
+              </td>
+              <td>
+                {label(RUN_STATUS, r.status)}
+                {r.lastError && (
+                  <span class="muted" lang="en">
+                    {' '}
+                    ({r.lastError})
+                  </span>
+                )}
+              </td>
+              <td>{outcome(r)}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <h2>Divergências</h2>
+      <div class="filters">
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={showResolved}
+            onChange={(e) => setShowResolved(e.currentTarget.checked)}
+          />{' '}
+          Mostrar resolvidas
+        </label>
+      </div>
+      {found && (
+        <Table
+          label="Divergências"
+          head={['Encontrada em', 'Tipo', 'Valor', 'Pix (E2E) e txid', 'Detalhe', 'Situação', '']}
+          empty={
+            found.length === 0 && (showResolved ? 'Nenhuma divergência.' : 'Nenhuma divergência em aberto.')
+          }
+        >
+          {found.map((d) => (
+            <tr key={d.id}>
+              <td>{date(d.foundAt)}</td>
+              <td>{label(DISCREPANCY_KIND, d.kind)}</td>
+              <td>{money(d.amount)}</td>
+              <td class="text">
+                {d.e2eid}
+                {d.txid && <span class="muted"> · txid {d.txid}</span>}
+              </td>
+              <td class="text" lang="en">
+                {d.detail}
+              </td>
+              <td>
+                {d.resolvedAt ? (
+                  <>
+                    Resolvida em {date(d.resolvedAt)}
+                    {d.resolution && <span class="muted"> · {d.resolution.replace(/^operator: /, '')}</span>}
+                  </>
+                ) : (
+                  'Em aberto'
+                )}
+              </td>
+              <td>{!d.resolvedAt && <Resolve discrepancy={d} onDone={() => void loadFound()} />}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </section>
+  );
+}
+
+/** "Resolver": an open discrepancy closed with a note of what was done (kept with it and in the audit). */
+function Resolve({ discrepancy: d, onDone }: { discrepancy: Discrepancy; onDone: () => void }) {
+  const [note, setNote] = useState('');
+  const kind = label(DISCREPANCY_KIND, d.kind);
+  return (
+    <Decision
+      label="Resolver"
+      ariaLabel={`Resolver a divergência de ${money(d.amount)} (${kind})`}
+      title="Resolver a divergência?"
+      ready={note.trim() !== ''}
+      onOpen={() => setNote('')}
+      run={async () => {
+        await api.resolveDiscrepancy(d.id, note.trim());
+        return `Divergência de ${money(d.amount)} resolvida.`;
+      }}
+      onDone={onDone}
+    >
+      <p>
+        {kind} de {money(d.amount)}. Resolver não move dinheiro: diga o que foi feito (por exemplo, o Pix
+        devolvido ao pagador pelo PSP).
+      </p>
+      <label for={`resolve-note-${d.id}`}>O que foi feito</label>
+      <textarea
+        id={`resolve-note-${d.id}`}
+        rows={3}
+        maxLength={500}
+        value={note}
+        onInput={(e) => setNote(e.currentTarget.value)}
+      />
+    </Decision>
+  );
+}

@@ -1,0 +1,84 @@
+import type { Db, Queryable } from '../platform/db/db.js';
+import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import {
+  discrepancyById,
+  listDiscrepancies,
+  resolveByOperator,
+  type StoredDiscrepancy,
+} from './discrepancies.data.js';
+import { listRuns, type RunView, requestManualRun } from './runs.data.js';
+import { parseInstant, windowProblem } from './window.js';
+
+const MAX_NOTE = 500;
+
+/**
+ * Reconciliation as the console reaches it: the runs (scheduled and asked for), a run asked for over a window
+ * (run by the workers, as the scheduled ones are), and the discrepancies kept, resolved by an operator's note.
+ * Each change takes the caller's audit entry in its own transaction.
+ */
+export class Reconciliation {
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+    /** Whether the gateway reconciles with a PSP at all (PIX_PROCESSOR=bcb). */
+    readonly enabled: boolean,
+  ) {}
+
+  runs(limit = 50): Promise<RunView[]> {
+    return listRuns(this.db, { limit });
+  }
+
+  /**
+   * A window to reconcile now: a run nobody holds, and a job that wakes a worker for it (the workers' own turn
+   * takes it within a minute if that job is lost). `from`/`to` are ISO 8601; without an offset, São Paulo time.
+   */
+  async requestRun(
+    fromText: string,
+    toText: string,
+    requestedBy: string,
+    audit: (tx: Queryable, run: RunView) => Promise<void>,
+  ): Promise<RunView> {
+    const from = parseInstant(fromText);
+    if (typeof from === 'string') throw validation(`from ${from}`);
+    const to = parseInstant(toText);
+    if (typeof to === 'string') throw validation(`to ${to}`);
+    const problem = windowProblem(from, to);
+    if (problem) throw validation(problem);
+    if (!this.enabled) {
+      throw conflict(
+        "Reconciliation with the PSP needs PIX_PROCESSOR=bcb: this gateway's Pix go through its sandbox, which keeps no list of its own to reconcile with",
+      );
+    }
+    return this.db.tx(async (tx) => {
+      const id = await requestManualRun(tx, from, to, requestedBy);
+      await this.queue.send(tx, 'reconciliation.run', { runId: id });
+      const [run] = await listRuns(tx, { id });
+      await audit(tx, run!);
+      return run!;
+    });
+  }
+
+  discrepancies(all: boolean): Promise<StoredDiscrepancy[]> {
+    return listDiscrepancies(this.db, { all, limit: 500 });
+  }
+
+  /** An open discrepancy marked resolved with what was done about it; 409 INVALID_STATUS when already resolved. */
+  async resolve(
+    id: number,
+    noteText: string,
+    audit: (tx: Queryable, before: StoredDiscrepancy, after: StoredDiscrepancy) => Promise<void>,
+  ): Promise<StoredDiscrepancy> {
+    const note = noteText.trim();
+    if (!note) throw validation('note is required: what was done about the discrepancy');
+    if (note.length > MAX_NOTE) throw validation(`note has at most ${MAX_NOTE} characters`);
+    return this.db.tx(async (tx) => {
+      const before = await discrepancyById(tx, id);
+      if (!before) throw notFound(`No discrepancy ${id}`);
+      const after = await resolveByOperator(tx, id, note);
+      if (!after) throw new AppError('INVALID_STATUS', `Discrepancy ${id} is already resolved`);
+      await audit(tx, before, after);
+      return after;
+    });
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Reconciliation from the console (finance): a run asked for over a window is run by the gateway's own worker,
+ * credits the Pix whose webhook was lost, keeps what does not match as discrepancies, which are resolved with a
+ * note; every change audited; other roles refused; a gateway without a PSP says so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevPsp } from '../../src/devpsp/server.js';
+import { type SaleBody, saleInput } from '../sales/fixtures.js';
+import { createMerchant, type TestMerchant } from '../support/factories.js';
+import { call } from '../support/http.js';
+import { createOperator, type TestOperator } from '../support/operators.js';
+import { freePort } from '../support/ports.js';
+import { RECEIVER_KEY, startPsp } from '../support/psp.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+let psp: DevPsp;
+let server: TestServer;
+let merchant: TestMerchant;
+let finance: TestOperator;
+let support: TestOperator;
+let risk: TestOperator;
+
+beforeAll(async () => {
+  const started = await startPsp();
+  psp = started.psp;
+  // the workers on: they run the runs the console asks for
+  server = await startServer({ env: started.env(await freePort()) });
+  merchant = await createMerchant(server);
+  finance = await createOperator(server, 'finance');
+  support = await createOperator(server, 'support');
+  risk = await createOperator(server, 'risk');
+});
+afterAll(async () => {
+  await server?.close();
+  await psp?.close();
+});
+
+interface Run {
+  id: number;
+  schedule: string;
+  status: string;
+  from: string;
+  to: string;
+  requestedBy: string | null;
+  lastError: string | null;
+  received: number;
+  matched: number;
+  creditedNow: number;
+  refundedNow: number;
+  discrepancies: number;
+}
+interface Found {
+  id: number;
+  kind: string;
+  e2eid: string;
+  amount: number;
+  resolvedAt: string | null;
+  resolution: string | null;
+}
+
+const runs = (op: TestOperator) =>
+  call<{ enabled: boolean; data: Run[] }>('GET', `${server.url}/api/ops/reconciliation/runs`, {
+    headers: op.ops,
+  });
+const ask = (op: TestOperator, body: unknown) =>
+  call<Run & { error?: { code: string; message: string } }>(
+    'POST',
+    `${server.url}/api/ops/reconciliation/runs`,
+    {
+      headers: op.ops,
+      body,
+    },
+  );
+const discrepancies = (op: TestOperator, all = false) =>
+  call<{ data: Found[] }>(
+    'GET',
+    `${server.url}/api/ops/reconciliation/discrepancies${all ? '?all=true' : ''}`,
+    {
+      headers: op.ops,
+    },
+  );
+const resolve = (op: TestOperator, id: number, note: unknown) =>
+  call<Found & { error?: { code: string; message: string } }>(
+    'POST',
+    `${server.url}/api/ops/reconciliation/discrepancies/${id}/resolve`,
+    { headers: op.ops, body: { note } },
+  );
+/** A window around everything this test paid: from a minute ago to a minute from now. */
+const window = () => ({
+  from: new Date(Date.now() - 60_000).toISOString(),
+  to: new Date(Date.now() + 60_000).toISOString(),
+});
+const finished = async (id: number) =>
+  waitUntil(async () => {
+    const run = (await runs(finance)).body.data.find((r) => r.id === id);
+    return run?.status === 'finished' ? run : undefined;
+  });
+const statusOf = async (id: number) =>
+  (
+    await server.runtime.platform.db.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [id])
+  )[0]!.status;
+
+describe('reconciliation from the console', () => {
+  it('a run asked for is run by the worker: the lost webhook credited, an unknown Pix kept, audited', async () => {
+    const sale = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: saleInput({
+        amount: 4321,
+        items: [{ title: 'Curso', unitPrice: 4321, quantity: 1, tangible: false }],
+      }),
+    });
+    expect(sale.status, sale.text).toBe(201);
+    await psp.pay(sale.body.externalTransactionId, { times: 0 });
+    const stray = await psp.receiveWithoutCharge(RECEIVER_KEY, 777);
+    expect(await statusOf(sale.body.id)).toBe('PENDENTE');
+
+    const before = await runs(finance);
+    expect(before.status).toBe(200);
+    expect(before.body.enabled).toBe(true);
+    const asked = await ask(finance, window());
+    expect(asked.status, asked.text).toBe(202);
+    expect(asked.body).toMatchObject({ schedule: 'manual', requestedBy: finance.email, lastError: null });
+    expect(['waiting', 'running', 'finished']).toContain(asked.body.status);
+
+    const run = await finished(asked.body.id);
+    expect(run.creditedNow).toBe(1);
+    expect(run.discrepancies).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(sale.body.id)).toBe('PAGO');
+
+    const open = await discrepancies(finance);
+    const found = open.body.data.find((d) => d.e2eid === stray.endToEndId)!;
+    expect(found).toMatchObject({ kind: 'unknown_charge', amount: 777, resolvedAt: null });
+
+    const audit = await call<{ data: { action: string; target: string; operatorEmail: string }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit`,
+      { headers: finance.ops },
+    );
+    expect(audit.body.data).toContainEqual(
+      expect.objectContaining({
+        action: 'reconciliation.requested',
+        target: `reconciliation_run:${run.id}`,
+        operatorEmail: finance.email,
+      }),
+    );
+  });
+
+  it('a discrepancy is resolved once, with a note kept and audited', async () => {
+    const stray = await psp.receiveWithoutCharge(RECEIVER_KEY, 1234);
+    const asked = await ask(finance, window());
+    expect(asked.status, asked.text).toBe(202);
+    await finished(asked.body.id);
+    const found = (await discrepancies(finance)).body.data.find((d) => d.e2eid === stray.endToEndId)!;
+
+    for (const note of ['', '   ']) {
+      const empty = await resolve(finance, found.id, note);
+      expect(empty.status, empty.text).toBe(400);
+      expect(empty.body.error?.code).toBe('VALIDATION_ERROR');
+    }
+    const done = await resolve(finance, found.id, ' returned to the payer by the PSP, ticket 81 ');
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.resolvedAt).not.toBeNull();
+    expect(done.body.resolution).toBe('operator: returned to the payer by the PSP, ticket 81');
+
+    const again = await resolve(finance, found.id, 'twice');
+    expect(again.status).toBe(409);
+    expect(again.body.error?.code).toBe('INVALID_STATUS');
+    const missing = await resolve(finance, 987654321, 'nothing');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error?.code).toBe('NOT_FOUND');
+
+    expect((await discrepancies(finance)).body.data.map((d) => d.id)).not.toContain(found.id);
+    const all = await discrepancies(finance, true);
+    expect(all.body.data.find((d) => d.id === found.id)?.resolution).toBe(done.body.resolution);
+
+    const audit = await call<{ data: { action: string; target: string; after: unknown }[] }>(
+      'GET',
+      `${server.url}/api/ops/audit`,
+      { headers: finance.ops },
+    );
+    expect(audit.body.data).toContainEqual(
+      expect.objectContaining({
+        action: 'discrepancy.resolved',
+        target: `discrepancy:${found.id}`,
+        after: { resolution: done.body.resolution },
+      }),
+    );
+  });
+
+  it('a run that fails says why while it waits to be tried again', async () => {
+    server.logs.expect(/GET \/pix answered 503/);
+    psp.failNext('GET /pix', { status: 503 }, 1);
+    const asked = await ask(finance, window());
+    expect(asked.status, asked.text).toBe(202);
+    const failed = await waitUntil(async () => {
+      const run = (await runs(finance)).body.data.find((r) => r.id === asked.body.id);
+      return run?.status === 'retrying' ? run : undefined;
+    });
+    expect(failed.lastError).toMatch(/503/);
+  });
+
+  it('bad windows are 400 with what is wrong; nothing is created', async () => {
+    const count = (await runs(finance)).body.data.length;
+    for (const [body, message] of [
+      [{ from: '2026-11-02', to: '2026-11-01' }, /end after it starts/],
+      [{ from: '2026-10-01', to: '2026-11-15' }, /at most 31 days/],
+      [{ from: '2026-11-31', to: '2026-12-02' }, /not a real time/],
+      [{ from: 'yesterday', to: '2026-12-02' }, /ISO 8601/],
+      [{ from: '2026-11-01' }, /to/],
+    ] as const) {
+      const res = await ask(finance, body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error?.code).toBe('VALIDATION_ERROR');
+      expect(res.body.error?.message).toMatch(message);
+    }
+    expect((await runs(finance)).body.data.length).toBe(count);
+  });
+
+  it('support and risk operators may neither read nor run it', async () => {
+    for (const op of [support, risk]) {
+      expect((await runs(op)).status).toBe(403);
+      expect((await discrepancies(op)).status).toBe(403);
+      expect((await ask(op, window())).status).toBe(403);
+      expect((await resolve(op, 1, 'x')).status).toBe(403);
+    }
+  });
+});
+
+describe('a gateway without a PSP (the sandbox)', () => {
+  it('lists no run and refuses one with 409 saying why', async () => {
+    const sandbox = await startServer({ workers: false });
+    try {
+      const op = await createOperator(sandbox, 'finance');
+      const list = await call<{ enabled: boolean; data: unknown[] }>(
+        'GET',
+        `${sandbox.url}/api/ops/reconciliation/runs`,
+        { headers: op.ops },
+      );
+      expect(list.body).toEqual({ enabled: false, data: [] });
+      const res = await call<{ error: { code: string; message: string } }>(
+        'POST',
+        `${sandbox.url}/api/ops/reconciliation/runs`,
+        { headers: op.ops, body: window() },
+      );
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.error.code).toBe('CONFLICT');
+      expect(res.body.error.message).toMatch(/PIX_PROCESSOR=bcb/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
