@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { isAlive } from './alive.js';
+import { anyProcessIn, isAlive, isZombie } from './alive.js';
 import { type Account, asAccount, type Binaries } from './os-user.js';
 
 // The embedded PostgreSQL's cluster on disk and its server process: initdb, pg_ctl start, postmaster.pid, port.
@@ -76,7 +76,7 @@ function pidFile(cluster: string): { pid: number; port: number } | null {
  * another PostgreSQL of the host; taking that for ours kept the stale file and locked the cluster out.
  */
 function isPostmasterOf(pid: number, cluster: string): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (!Number.isInteger(pid) || pid <= 0 || isZombie(pid)) return false;
   try {
     if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') return false;
   } catch {
@@ -103,15 +103,19 @@ function isPostmasterOf(pid: number, cluster: string): boolean {
 
 /**
  * A postmaster.pid whose pid another program has taken since (after a crash and a reboot) is removed: PostgreSQL
- * would take that live process for its server and refuse to start. One naming a dead process is left to
- * PostgreSQL, which removes it itself once no backend of the killed server is still attached to the shared
- * memory the file names; removed here, the new server would start beside those backends.
+ * would take that live process for its server and refuse to start. So is one naming a killed server left a
+ * zombie (a container whose first process reaps nobody): PostgreSQL's own check signals the pid, which a zombie
+ * answers, and it refused to start ("lock file postmaster.pid already exists") — but only once no backend of
+ * that server still works in the cluster. One naming a dead process is left to PostgreSQL, which removes it
+ * itself once no backend of the killed server is still attached to the shared memory the file names; removed
+ * here, the new server would start beside those backends.
  */
 export function clearStalePidFile(cluster: string): void {
   const pid = pidFile(cluster);
-  if (pid && isAlive(pid.pid) && !isPostmasterOf(pid.pid, cluster)) {
-    rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
-  }
+  if (!pid) return;
+  const taken = isAlive(pid.pid) && !isPostmasterOf(pid.pid, cluster);
+  const unreaped = isZombie(pid.pid) && !anyProcessIn(cluster);
+  if (taken || unreaped) rmSync(path.join(cluster, 'postmaster.pid'), { force: true });
 }
 
 /**
