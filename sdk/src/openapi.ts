@@ -12170,12 +12170,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The 50 newest reconciliation runs (every 10 minutes, daily, and those asked for), with what each found
+         * The 50 newest reconciliation runs (every 10 minutes, daily, and those asked for; or of one schedule), with what each found
          * @description Operators: finance (Financeiro) and above.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only the runs of this schedule */
+                    schedule?: "frequent" | "daily" | "manual";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;

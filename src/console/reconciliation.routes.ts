@@ -10,6 +10,7 @@ import {
   ReconciliationRun,
   ReconciliationRunBody,
   ReconciliationRuns,
+  ReconciliationRunsQuery,
   ResolveBody,
 } from './schemas.js';
 
@@ -36,11 +37,15 @@ export async function consoleReconciliationRoutes(
       schema: {
         tags: ['console'],
         summary:
-          'The 50 newest reconciliation runs (every 10 minutes, daily, and those asked for), with what each found',
+          'The 50 newest reconciliation runs (every 10 minutes, daily, and those asked for; or of one schedule), with what each found',
+        querystring: ReconciliationRunsQuery,
         response: { 200: ReconciliationRuns, ...errors },
       },
     },
-    async () => ({ enabled: reconciliation.enabled, data: await reconciliation.runs() }),
+    async (request) => ({
+      enabled: reconciliation.enabled,
+      data: await reconciliation.runs(request.query.schedule),
+    }),
   );
 
   app.post(

@@ -223,6 +223,13 @@ export const ReconciliationRun = Type.Object({
   refundedNow: Counted,
   discrepancies: Type.Integer({ minimum: 0, description: 'Discrepancies this run was the latest to find' }),
 });
+export const ReconciliationRunsQuery = Type.Object({
+  schedule: Type.Optional(
+    Type.Union([Type.Literal('frequent'), Type.Literal('daily'), Type.Literal('manual')], {
+      description: 'Only the runs of this schedule',
+    }),
+  ),
+});
 export const ReconciliationRuns = Type.Object({
   enabled: Type.Boolean({
     description:

@@ -87,15 +87,16 @@ const RUN_VIEW = `r.id, r.schedule, ${iso('r.window_start')} AS "from", ${iso('r
   r.received, r.matched, r.credited_now AS "creditedNow", r.refunded_now AS "refundedNow",
   (SELECT count(*)::int FROM reconciliation_discrepancies d WHERE d.last_run_id = r.id) AS discrepancies`;
 
-/** The newest runs first (scheduled and asked for), or one run by id. */
+/** The newest runs first (scheduled and asked for; of one schedule), or one run by id. */
 export async function listRuns(
   db: Queryable,
-  options: { id?: number; limit?: number } = {},
+  options: { id?: number; schedule?: Schedule; limit?: number } = {},
 ): Promise<RunView[]> {
   const rows = await db.query<RunView>(
     `SELECT ${RUN_VIEW} FROM reconciliation_runs r
-      WHERE $1::bigint IS NULL OR r.id = $1 ORDER BY r.id DESC LIMIT $2`,
-    [options.id ?? null, options.limit ?? 50],
+      WHERE ($1::bigint IS NULL OR r.id = $1) AND ($3::text IS NULL OR r.schedule = $3)
+      ORDER BY r.id DESC LIMIT $2`,
+    [options.id ?? null, options.limit ?? 50, options.schedule ?? null],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }

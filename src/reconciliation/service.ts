@@ -7,7 +7,7 @@ import {
   resolveByOperator,
   type StoredDiscrepancy,
 } from './discrepancies.data.js';
-import { listRuns, type RunView, requestManualRun } from './runs.data.js';
+import { listRuns, type RunView, requestManualRun, type Schedule } from './runs.data.js';
 import { parseInstant, windowProblem } from './window.js';
 
 const MAX_NOTE = 500;
@@ -25,8 +25,9 @@ export class Reconciliation {
     readonly enabled: boolean,
   ) {}
 
-  runs(limit = 50): Promise<RunView[]> {
-    return listRuns(this.db, { limit });
+  /** The 50 newest runs, or of one schedule (the frequent ones, 144 a day, would hide the others). */
+  runs(schedule?: Schedule): Promise<RunView[]> {
+    return listRuns(this.db, { limit: 50, ...(schedule ? { schedule } : {}) });
   }
 
   /**

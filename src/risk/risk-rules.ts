@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../platform/db/db.js';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.js';
 import { listRiskRules, RISK_RULES_CHANNEL } from './data.js';
 import { type CompiledRule, compileRule, decide, type RiskDecision, type RiskFacts } from './rules.js';
 
@@ -20,9 +21,12 @@ export class RiskRules {
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(RISK_RULES_CHANNEL, () => {
-      this.reload().catch((err: unknown) =>
-        this.log?.warn({ err: (err as Error).message }, 'risk rules not reloaded: the ones in force stay'),
-      );
+      this.reload().catch((err: unknown) => {
+        // the database lost (a failover): its own log line says so once, and the listener's reconnection
+        // reloads the rules; a reload failing for another reason is said
+        if (isDatabaseUnavailable(err)) return;
+        this.log?.warn({ err: (err as Error).message }, 'risk rules not reloaded: the ones in force stay');
+      });
     });
     await this.reload();
   }

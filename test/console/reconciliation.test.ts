@@ -128,6 +128,29 @@ describe('reconciliation from the console', () => {
     expect(run.discrepancies).toBeGreaterThanOrEqual(1);
     expect(await statusOf(sale.body.id)).toBe('PAGO');
 
+    // of one schedule: the frequent ones, 144 a day, would hide the others
+    const manual = await call<{ data: Run[] }>(
+      'GET',
+      `${server.url}/api/ops/reconciliation/runs?schedule=manual`,
+      {
+        headers: finance.ops,
+      },
+    );
+    expect(manual.body.data.map((r) => r.id)).toContain(run.id);
+    expect(manual.body.data.every((r) => r.schedule === 'manual')).toBe(true);
+    const daily = await call<{ data: Run[] }>(
+      'GET',
+      `${server.url}/api/ops/reconciliation/runs?schedule=daily`,
+      {
+        headers: finance.ops,
+      },
+    );
+    expect(daily.body.data.map((r) => r.id)).not.toContain(run.id);
+    const bogus = await call('GET', `${server.url}/api/ops/reconciliation/runs?schedule=hourly`, {
+      headers: finance.ops,
+    });
+    expect(bogus.status).toBe(400);
+
     const open = await discrepancies(finance);
     const found = open.body.data.find((d) => d.e2eid === stray.endToEndId)!;
     expect(found).toMatchObject({ kind: 'unknown_charge', amount: 777, resolvedAt: null });

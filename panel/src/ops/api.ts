@@ -157,8 +157,11 @@ export const api = {
     ),
   decideAnticipation: (id: string, decision: 'approve' | 'reject') =>
     request<Anticipation>('POST', `/api/ops/anticipations/${id}/${decision}`, {}),
-  reconciliationRuns: () =>
-    request<{ enabled: boolean; data: ReconciliationRun[] }>('GET', '/api/ops/reconciliation/runs'),
+  reconciliationRuns: (schedule?: string) =>
+    request<{ enabled: boolean; data: ReconciliationRun[] }>(
+      'GET',
+      `/api/ops/reconciliation/runs${query({ schedule })}`,
+    ),
   reconcile: (from: string, to: string) =>
     request<ReconciliationRun>('POST', '/api/ops/reconciliation/runs', { from, to }),
   discrepancies: (all: boolean) =>

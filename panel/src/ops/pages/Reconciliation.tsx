@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { date, money } from '../../ui/format';
-import { ErrorText, Table, useAttempt } from '../../ui/kit';
+import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Discrepancy, type ReconciliationRun } from '../api';
 import { Decision } from '../Decision';
@@ -36,6 +36,7 @@ const POLL_MS = 3000;
 export function Reconciliation() {
   const [runs, setRuns] = useState<ReconciliationRun[] | null>(null);
   const [enabled, setEnabled] = useState(true);
+  const [schedule, setSchedule] = useState('');
   const [showResolved, setShowResolved] = useState(false);
   const [found, setFound] = useState<Discrepancy[] | null>(null);
   const [from, setFrom] = useState(day(1));
@@ -43,14 +44,14 @@ export function Reconciliation() {
   const { error, attempt } = useAttempt();
   const loadRuns = () =>
     attempt(async () => {
-      const answer = await api.reconciliationRuns();
+      const answer = await api.reconciliationRuns(schedule || undefined);
       setEnabled(answer.enabled);
       setRuns(answer.data);
     });
   const loadFound = () => attempt(async () => setFound((await api.discrepancies(showResolved)).data));
   useEffect(() => {
     void loadRuns();
-  }, []);
+  }, [schedule]);
   useEffect(() => {
     void loadFound();
   }, [showResolved]);
@@ -62,7 +63,7 @@ export function Reconciliation() {
       void loadFound();
     }, POLL_MS);
     return () => clearInterval(timer);
-  }, [busy, showResolved]);
+  }, [busy, schedule, showResolved]);
   return (
     <section>
       <h1>Conciliação</h1>
@@ -125,6 +126,14 @@ export function Reconciliation() {
         </form>
       )}
       <h2>Execuções</h2>
+      <div class="filters">
+        <div>
+          <label for="run-schedule">Tipo</label>
+          <select id="run-schedule" value={schedule} onChange={(e) => setSchedule(e.currentTarget.value)}>
+            <Options labels={RUN_SCHEDULE} all="Todas" />
+          </select>
+        </div>
+      </div>
       {runs && (
         <Table
           label="Execuções da conciliação"
