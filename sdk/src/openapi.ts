@@ -11866,13 +11866,19 @@ export interface paths {
                          *           "detail": "pedido-1001",
                          *           "foundAt": "2026-11-25T13:45:12.345Z",
                          *           "resolvedAt": "2026-11-25T13:45:12.345Z",
-                         *           "resolution": "pedido-1001"
+                         *           "resolution": "pedido-1001",
+                         *           "saleId": 42,
+                         *           "accountId": 42,
+                         *           "accountName": "pedido-1001"
                          *         }
                          *       ]
                          *     }
                          */
                         "application/json": {
                             data: {
+                                /** @description That sale's account */
+                                accountId: number | null;
+                                accountName?: string;
                                 /** @description In cents */
                                 amount: number;
                                 detail: string;
@@ -11885,6 +11891,8 @@ export interface paths {
                                 /** @description How it was resolved: by the gateway, or 'operator: ' and the operator's note */
                                 resolution: string | null;
                                 resolvedAt: string | null;
+                                /** @description The sale its txid names; null: none */
+                                saleId: number | null;
                                 txid: string | null;
                             }[];
                         };

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
+import type { Db } from '../platform/db/db.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Reconciliation } from '../reconciliation/index.js';
@@ -13,6 +14,7 @@ import {
   ReconciliationRunsQuery,
   ResolveBody,
 } from './schemas.js';
+import { withAccountNames } from './views.js';
 
 const A = { errorShape: 'envelope' as const, opsRole: 'finance' as const };
 const errors = errorAnswers(EnvelopeErrorBody, [400, 401, 403]);
@@ -25,7 +27,7 @@ const IdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' })
  */
 export async function consoleReconciliationRoutes(
   app: Http,
-  deps: { reconciliation: Reconciliation; requireOperator: AuthHook },
+  deps: { db: Db; reconciliation: Reconciliation; requireOperator: AuthHook },
 ): Promise<void> {
   const { reconciliation } = deps;
 
@@ -86,7 +88,9 @@ export async function consoleReconciliationRoutes(
         response: { 200: Discrepancies, ...errors },
       },
     },
-    async (request) => ({ data: await reconciliation.discrepancies(request.query.all === 'true') }),
+    async (request) => ({
+      data: await withAccountNames(deps.db, await reconciliation.discrepancies(request.query.all === 'true')),
+    }),
   );
 
   app.post(

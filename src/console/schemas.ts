@@ -268,10 +268,16 @@ export const Discrepancy = Type.Object({
     description: "How it was resolved: by the gateway, or 'operator: ' and the operator's note",
   }),
 });
+export const DiscrepancyInList = Type.Object({
+  ...Discrepancy.properties,
+  saleId: Type.Union([Type.Integer(), Type.Null()], { description: 'The sale its txid names; null: none' }),
+  accountId: Type.Union([Type.Integer(), Type.Null()], { description: "That sale's account" }),
+  accountName: Type.Optional(Type.String()),
+});
 export const DiscrepanciesQuery = Type.Object({
   all: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
 });
-export const Discrepancies = Type.Object({ data: Type.Array(Discrepancy) });
+export const Discrepancies = Type.Object({ data: Type.Array(DiscrepancyInList) });
 export const ResolveBody = Type.Object({
   note: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'What was done about it' }),
 });

@@ -22,4 +22,5 @@ export {
   saleOfReceivedPix,
 } from './received-records.js';
 export { startBcb } from './start.js';
+export { BCB_PROCESSOR } from './txid.js';
 export { bcbWebhookRoutes } from './webhook.routes.js';

@@ -7,7 +7,7 @@ export {
 } from './discrepancies.data.js';
 export { installReconciliationRules } from './owed-back.js';
 export type { RunStatus, RunView } from './runs.data.js';
-export { Reconciliation } from './service.js';
+export { type DiscrepancyOfSale, Reconciliation } from './service.js';
 export { MAX_SPAN_DAYS } from './window.js';
 export { startReconciliation } from './worker.js';
 

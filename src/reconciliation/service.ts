@@ -1,6 +1,8 @@
+import { BCB_PROCESSOR } from '../pix/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
 import type { Queue } from '../platform/jobs/queue.js';
+import { SANDBOX_PROCESSOR, salesByProcessorRefs } from '../sales/index.js';
 import {
   discrepancyById,
   listDiscrepancies,
@@ -11,6 +13,9 @@ import { listRuns, type RunView, requestManualRun, type Schedule } from './runs.
 import { parseInstant, windowProblem } from './window.js';
 
 const MAX_NOTE = 500;
+
+/** A discrepancy with the sale its txid names, and whose it is (null when it names none). */
+export type DiscrepancyOfSale = StoredDiscrepancy & { saleId: number | null; accountId: number | null };
 
 /**
  * Reconciliation as the console reaches it: the runs (scheduled and asked for), a run asked for over a window
@@ -60,8 +65,24 @@ export class Reconciliation {
     });
   }
 
-  discrepancies(all: boolean): Promise<StoredDiscrepancy[]> {
-    return listDiscrepancies(this.db, { all, limit: 500 });
+  /**
+   * The discrepancies kept, newest first, each with the sale its txid names and that sale's account (null for a
+   * Pix that names no charge): whose merchant to talk to.
+   */
+  async discrepancies(all: boolean): Promise<DiscrepancyOfSale[]> {
+    const rows = await listDiscrepancies(this.db, { all, limit: 500 });
+    const txids = [...new Set(rows.flatMap((d) => (d.txid ? [d.txid] : [])))];
+    const sales = new Map<string, { id: number; accountId: number }>();
+    if (txids.length > 0) {
+      // a PSP's charges (Pix and boletos' cobv), and the sandbox's boletos met in a bank's return file
+      for (const processor of [BCB_PROCESSOR, SANDBOX_PROCESSOR]) {
+        for (const s of await salesByProcessorRefs(this.db, processor, txids)) sales.set(s.ref, s);
+      }
+    }
+    return rows.map((d) => {
+      const sale = d.txid ? sales.get(d.txid) : undefined;
+      return { ...d, saleId: sale?.id ?? null, accountId: sale?.accountId ?? null };
+    });
   }
 
   /** An open discrepancy marked resolved with what was done about it; 409 INVALID_STATUS when already resolved. */

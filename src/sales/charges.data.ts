@@ -188,21 +188,25 @@ export async function salesByProcessorRefs(
   q: Queryable,
   processor: string,
   refs: string[],
-): Promise<{ ref: string; id: number; amount: number; status: string; paymentMethod: string }[]> {
+): Promise<
+  { ref: string; id: number; accountId: number; amount: number; status: string; paymentMethod: string }[]
+> {
   const rows = await q.query<{
     ref: string;
     id: number;
+    account_id: number;
     amount: number;
     status: string;
     payment_method: string;
   }>(
-    `SELECT external_transaction_id AS ref, id, amount, status, payment_method FROM sales
+    `SELECT external_transaction_id AS ref, id, account_id, amount, status, payment_method FROM sales
       WHERE processor = $1 AND external_transaction_id = ANY($2::text[])`,
     [processor, refs],
   );
   return rows.map((r) => ({
     ref: r.ref,
     id: Number(r.id),
+    accountId: Number(r.account_id),
     amount: Number(r.amount),
     status: r.status,
     paymentMethod: r.payment_method,

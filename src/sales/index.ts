@@ -106,7 +106,7 @@ export {
   type SaleProcessor,
   type ScheduledCycle,
 } from './processors/processor.js';
-export { SandboxProcessor } from './processors/sandbox.js';
+export { SANDBOX_PROCESSOR, SandboxProcessor } from './processors/sandbox.js';
 export { refundInProgress, refundNotDone, setRefundUnderWayRule } from './refunds/refunds.data.js';
 export {
   completeRefund,

@@ -52,6 +52,9 @@ interface Run {
 }
 interface Found {
   id: number;
+  saleId: number | null;
+  accountId: number | null;
+  accountName?: string;
   kind: string;
   e2eid: string;
   amount: number;
@@ -114,6 +117,15 @@ describe('reconciliation from the console', () => {
     await psp.pay(sale.body.externalTransactionId, { times: 0 });
     const stray = await psp.receiveWithoutCharge(RECEIVER_KEY, 777);
     expect(await statusOf(sale.body.id)).toBe('PENDENTE');
+    // a charge paid with another amount: a discrepancy naming its sale and whose it is
+    const other = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
+      headers: merchant.keys,
+      body: saleInput({
+        amount: 5000,
+        items: [{ title: 'Livro', unitPrice: 5000, quantity: 1, tangible: false }],
+      }),
+    });
+    const short = await psp.pay(other.body.externalTransactionId, { amountCents: 4999, times: 0 });
 
     const before = await runs(finance);
     expect(before.status).toBe(200);
@@ -125,7 +137,7 @@ describe('reconciliation from the console', () => {
 
     const run = await finished(asked.body.id);
     expect(run.creditedNow).toBe(1);
-    expect(run.discrepancies).toBeGreaterThanOrEqual(1);
+    expect(run.discrepancies).toBeGreaterThanOrEqual(2);
     expect(await statusOf(sale.body.id)).toBe('PAGO');
 
     // of one schedule: the frequent ones, 144 a day, would hide the others
@@ -153,7 +165,20 @@ describe('reconciliation from the console', () => {
 
     const open = await discrepancies(finance);
     const found = open.body.data.find((d) => d.e2eid === stray.endToEndId)!;
-    expect(found).toMatchObject({ kind: 'unknown_charge', amount: 777, resolvedAt: null });
+    expect(found).toMatchObject({
+      kind: 'unknown_charge',
+      amount: 777,
+      resolvedAt: null,
+      saleId: null,
+      accountId: null,
+    });
+    expect(open.body.data.find((d) => d.e2eid === short.endToEndId)).toMatchObject({
+      kind: 'amount_mismatch',
+      amount: 4999,
+      saleId: other.body.id,
+      accountId: merchant.accountId,
+      accountName: merchant.name,
+    });
 
     const audit = await call<{ data: { action: string; target: string; operatorEmail: string }[] }>(
       'GET',

@@ -38,7 +38,7 @@ export type OpsAnticipation = Static<typeof Console.OpsAnticipation>;
 export type Webhook = Static<typeof Webhooks.Webhook>;
 export type Delivery = Static<typeof Webhooks.Delivery>;
 export type ReconciliationRun = Static<typeof Console.ReconciliationRun>;
-export type Discrepancy = Static<typeof Console.Discrepancy>;
+export type Discrepancy = Static<typeof Console.DiscrepancyInList>;
 export type Dispute = Static<typeof Disputes.Dispute> & { accountId: number; accountName?: string };
 
 const ORDER: OperatorRole[] = ['support', 'risk', 'finance', 'admin'];

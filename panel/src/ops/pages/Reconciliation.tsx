@@ -183,7 +183,7 @@ export function Reconciliation() {
       {found && (
         <Table
           label="Divergências"
-          head={['Encontrada em', 'Tipo', 'Valor', 'Pix (E2E) e txid', 'Detalhe', 'Situação', '']}
+          head={['Encontrada em', 'Tipo', 'Valor', 'Conta', 'Pix (E2E) e txid', 'Detalhe', 'Situação', '']}
           empty={
             found.length === 0 && (showResolved ? 'Nenhuma divergência.' : 'Nenhuma divergência em aberto.')
           }
@@ -193,6 +193,14 @@ export function Reconciliation() {
               <td>{date(d.foundAt)}</td>
               <td>{label(DISCREPANCY_KIND, d.kind)}</td>
               <td>{money(d.amount)}</td>
+              <td>
+                {d.accountId === null ? (
+                  '—'
+                ) : (
+                  <a href={`#/contas/${d.accountId}`}>{d.accountName ?? `#${d.accountId}`}</a>
+                )}
+                {d.saleId !== null && <span class="muted"> · venda {d.saleId}</span>}
+              </td>
               <td class="text">
                 {d.e2eid}
                 {d.txid && <span class="muted"> · txid {d.txid}</span>}
