@@ -81,7 +81,7 @@ export class CredentialService {
       const live = await data.lockAndCountLiveCredentials(tx, accountId);
       if (live >= MAX_LIVE_KEYS_PER_ACCOUNT) throw tooManyKeys();
       const made = await insertPair(tx, accountId, spec).catch((err: unknown) => {
-        throw isForeignKeyViolation(err) ? notFound(`No account ${accountId}`) : err;
+        throw isForeignKeyViolation(err) ? notFound(`no account with id ${accountId}`) : err;
       });
       seq = made.seq;
       if (actor) {

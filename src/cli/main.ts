@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'dev-acquirer') {
     const { runDevAcquirer } = await import('../devacquirer/index.js');
-    const acquirer = await runDevAcquirer(argv);
+    const acquirer = await runDevAcquirer(argv, loadConfig(process.env, { secrets: false }).dataDir);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void acquirer.close());
     return -1; // keep running
   }

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DevAcquirer } from './server.js';
 
@@ -32,16 +31,20 @@ export function devAcquirerOptions(
 }
 
 /**
- * `gateway dev-acquirer`: starts the local Cielo-like acquirer with fresh merchant credentials and prints the
- * settings that point a gateway at it. Runs until stopped.
+ * `gateway dev-acquirer`: starts the local Cielo-like acquirer with fresh merchant credentials, writes the CA of
+ * its certificate to DATA_DIR/dev-acquirer/ca.pem (as dev-psp keeps its own under DATA_DIR/dev-psp: nothing left
+ * in the system's temporary folder when it stops) and prints the settings that point a gateway at it. Runs until
+ * stopped.
  */
-export async function runDevAcquirer(argv: string[]): Promise<DevAcquirer> {
+export async function runDevAcquirer(argv: string[], dataDir: string): Promise<DevAcquirer> {
   const options = devAcquirerOptions(argv);
   if (typeof options === 'string') throw new Error(options);
   const acquirer = new DevAcquirer(options);
   const url = await acquirer.start();
   // the CA of its certificate, generated at start: the gateway trusts it for this acquirer only
-  const caFile = path.join(mkdtempSync(path.join(tmpdir(), 'dev-acquirer-')), 'ca.pem');
+  const dir = path.join(dataDir, 'dev-acquirer');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const caFile = path.join(dir, 'ca.pem');
   writeFileSync(caFile, acquirer.ca);
   const settings = {
     CARD_ACQUIRER: 'cielo',

@@ -68,7 +68,7 @@ export class WebhookService {
         .insertWebhook(tx, accountId, url, events, sealKeys(this.config.secretsKey, secret))
         .catch((err: unknown) => {
           // only the operator's command names an account that may not exist (the API's is the caller's own)
-          throw isForeignKeyViolation(err) ? notFound(`No account ${accountId}`) : err;
+          throw isForeignKeyViolation(err) ? notFound(`no account with id ${accountId}`) : err;
         });
       await recordAudit(tx, accountId, actor, {
         action: 'webhook.created',

@@ -114,7 +114,7 @@ describe('gateway keys create', () => {
   it('exit 1 for an unknown account, exit 2 for bad usage, one line each', async () => {
     const unknown = await gateway('keys', 'create', '--account', '999999999', '--name', 'x');
     expect(unknown.code).toBe(1);
-    expect(lines(unknown.stderr)).toEqual(['error: No account 999999999']);
+    expect(lines(unknown.stderr)).toEqual(['error: no account with id 999999999']);
     for (const args of [
       ['--name', 'x'],
       ['--account', 'abc', '--name', 'x'],

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { checkUsage, helpFor } from '../../src/cli/execute.js';
 import { type DevAcquirer, runDevAcquirer } from '../../src/devacquirer/index.js';
@@ -6,7 +8,11 @@ import { call } from '../support/http.js';
 import { cardNumber } from './cards.js';
 
 let acquirer: DevAcquirer | undefined;
-afterAll(() => acquirer?.close());
+const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-dev-acquirer-'));
+afterAll(async () => {
+  await acquirer?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 describe('gateway dev-acquirer', () => {
   it('is a command with its usage; a bad option is exit 2', () => {
@@ -36,7 +42,7 @@ describe('gateway dev-acquirer', () => {
       return true;
     });
     try {
-      acquirer = await runDevAcquirer(['--port', '0']);
+      acquirer = await runDevAcquirer(['--port', '0'], dataDir);
     } finally {
       spy.mockRestore();
     }
@@ -44,6 +50,8 @@ describe('gateway dev-acquirer', () => {
     const setting = (name: string) => new RegExp(`^${name}=(.+)$`, 'm').exec(out)?.[1];
     expect(setting('CARD_ACQUIRER')).toBe('cielo');
     expect(setting('CIELO_API_URL')).toBe(acquirer.url);
+    // under DATA_DIR, as dev-psp's certificates: nothing left in the system's temporary folder
+    expect(setting('CIELO_CA_FILE')).toBe(path.join(dataDir, 'dev-acquirer', 'ca.pem'));
     expect(readFileSync(setting('CIELO_CA_FILE')!, 'utf8')).toBe(acquirer.ca);
     expect(acquirer.url).toMatch(/^https:\/\//);
     const merchant = {

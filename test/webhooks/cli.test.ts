@@ -72,6 +72,6 @@ describe('gateway webhooks create', () => {
       'sale.paid',
     );
     expect(nobody.code).toBe(1);
-    expect(nobody.stderr).toBe('error: No account 987654321\n');
+    expect(nobody.stderr).toBe('error: no account with id 987654321\n');
   });
 });
