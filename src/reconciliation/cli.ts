@@ -59,8 +59,8 @@ export const reconciliationCommands: Command[] = [
         if (!/^[1-9]\d{0,15}$/.test(id)) throw new UsageError('--resolve takes a discrepancy id');
         const note = String(values.note ?? '').trim();
         if (!note) throw new UsageError('--resolve needs --note: what was done about it');
-        const { resolveByOperator } = await discrepancies();
-        if (!(await resolveByOperator(db, Number(id), note))) throw new Error(`no open discrepancy ${id}`);
+        const { resolveDiscrepancy } = await import('./service.js');
+        await resolveDiscrepancy(db, Number(id), note);
         return {
           result: { id: Number(values.resolve), resolved: true },
           text: `discrepancy ${values.resolve} resolved`,

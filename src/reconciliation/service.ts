@@ -85,22 +85,40 @@ export class Reconciliation {
     });
   }
 
-  /** An open discrepancy marked resolved with what was done about it; 409 INVALID_STATUS when already resolved. */
-  async resolve(
+  /** An open discrepancy marked resolved with what was done about it (`resolveDiscrepancy`), audited. */
+  resolve(
     id: number,
-    noteText: string,
+    note: string,
     audit: (tx: Queryable, before: StoredDiscrepancy, after: StoredDiscrepancy) => Promise<void>,
   ): Promise<StoredDiscrepancy> {
-    const note = noteText.trim();
-    if (!note) throw validation('note is required: what was done about the discrepancy');
-    if (note.length > MAX_NOTE) throw validation(`note has at most ${MAX_NOTE} characters`);
-    return this.db.tx(async (tx) => {
-      const before = await discrepancyById(tx, id);
-      if (!before) throw notFound(`No discrepancy ${id}`);
-      const after = await resolveByOperator(tx, id, note);
-      if (!after) throw new AppError('INVALID_STATUS', `Discrepancy ${id} is already resolved`);
-      await audit(tx, before, after);
-      return after;
-    });
+    return resolveDiscrepancy(this.db, id, note, audit);
   }
+}
+
+/**
+ * The one door for resolving a discrepancy by hand (the console's "Resolver", `gateway reconcile --resolve`): an
+ * open one marked resolved with what was done about it, and `audit` in the same transaction. NOT_FOUND when there
+ * is no such discrepancy, INVALID_STATUS when it is already resolved, VALIDATION_ERROR for a note of nothing.
+ */
+export async function resolveDiscrepancy(
+  db: Db,
+  id: number,
+  noteText: string,
+  audit: (
+    tx: Queryable,
+    before: StoredDiscrepancy,
+    after: StoredDiscrepancy,
+  ) => Promise<void> = async () => {},
+): Promise<StoredDiscrepancy> {
+  const note = noteText.trim();
+  if (!note) throw validation('note is required: what was done about the discrepancy');
+  if (note.length > MAX_NOTE) throw validation(`note has at most ${MAX_NOTE} characters`);
+  return db.tx(async (tx) => {
+    const before = await discrepancyById(tx, id);
+    if (!before) throw notFound(`No discrepancy ${id}`);
+    const after = await resolveByOperator(tx, id, note);
+    if (!after) throw new AppError('INVALID_STATUS', `Discrepancy ${id} is already resolved`);
+    await audit(tx, before, after);
+    return after;
+  });
 }
