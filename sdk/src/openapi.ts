@@ -11867,6 +11867,7 @@ export interface paths {
                          *           "foundAt": "2026-11-25T13:45:12.345Z",
                          *           "resolvedAt": "2026-11-25T13:45:12.345Z",
                          *           "resolution": "pedido-1001",
+                         *           "resolvedBy": "pedido-1001",
                          *           "saleId": 42,
                          *           "accountId": 42,
                          *           "accountName": "pedido-1001"
@@ -11891,6 +11892,8 @@ export interface paths {
                                 /** @description How it was resolved: by the gateway, or 'operator: ' and the operator's note */
                                 resolution: string | null;
                                 resolvedAt: string | null;
+                                /** @description Who resolved it by hand: an operator's e-mail, or 'cli'; null when the gateway did */
+                                resolvedBy: string | null;
                                 /** @description The sale its txid names; null: none */
                                 saleId: number | null;
                                 txid: string | null;
@@ -12030,7 +12033,8 @@ export interface paths {
                          *       "detail": "pedido-1001",
                          *       "foundAt": "2026-11-25T13:45:12.345Z",
                          *       "resolvedAt": "2026-11-25T13:45:12.345Z",
-                         *       "resolution": "pedido-1001"
+                         *       "resolution": "pedido-1001",
+                         *       "resolvedBy": "pedido-1001"
                          *     }
                          */
                         "application/json": {
@@ -12046,6 +12050,8 @@ export interface paths {
                             /** @description How it was resolved: by the gateway, or 'operator: ' and the operator's note */
                             resolution: string | null;
                             resolvedAt: string | null;
+                            /** @description Who resolved it by hand: an operator's e-mail, or 'cli'; null when the gateway did */
+                            resolvedBy: string | null;
                             txid: string | null;
                         };
                     };
@@ -12227,7 +12233,7 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 creditedNow: number;
-                                /** @description Discrepancies this run was the latest to find */
+                                /** @description The discrepancies it found, new ones and ones found before (so far, while it runs) */
                                 discrepancies: number;
                                 finishedAt: string | null;
                                 /** Format: date-time */
@@ -12383,7 +12389,7 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             creditedNow: number;
-                            /** @description Discrepancies this run was the latest to find */
+                            /** @description The discrepancies it found, new ones and ones found before (so far, while it runs) */
                             discrepancies: number;
                             finishedAt: string | null;
                             /** Format: date-time */

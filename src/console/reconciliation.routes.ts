@@ -109,13 +109,17 @@ export async function consoleReconciliationRoutes(
     },
     async (request) => {
       const actor = operatorActor(request);
-      return reconciliation.resolve(Number(request.params.id), request.body.note, (tx, before, after) =>
-        recordOperatorAudit(tx, actor, {
-          action: 'discrepancy.resolved',
-          target: `discrepancy:${before.id}`,
-          before: { kind: before.kind, e2eid: before.e2eid, amount: before.amount },
-          after: { resolution: after.resolution },
-        }),
+      return reconciliation.resolve(
+        Number(request.params.id),
+        request.body.note,
+        actor.email,
+        (tx, before, after) =>
+          recordOperatorAudit(tx, actor, {
+            action: 'discrepancy.resolved',
+            target: `discrepancy:${before.id}`,
+            before: { kind: before.kind, e2eid: before.e2eid, amount: before.amount },
+            after: { resolution: after.resolution },
+          }),
       );
     },
   );

@@ -221,7 +221,10 @@ export const ReconciliationRun = Type.Object({
   matched: Counted,
   creditedNow: Counted,
   refundedNow: Counted,
-  discrepancies: Type.Integer({ minimum: 0, description: 'Discrepancies this run was the latest to find' }),
+  discrepancies: Type.Integer({
+    minimum: 0,
+    description: 'The discrepancies it found, new ones and ones found before (so far, while it runs)',
+  }),
 });
 export const ReconciliationRunsQuery = Type.Object({
   schedule: Type.Optional(
@@ -266,6 +269,9 @@ export const Discrepancy = Type.Object({
   resolvedAt: MaybeTime,
   resolution: Type.Union([Type.String(), Type.Null()], {
     description: "How it was resolved: by the gateway, or 'operator: ' and the operator's note",
+  }),
+  resolvedBy: Type.Union([Type.String(), Type.Null()], {
+    description: "Who resolved it by hand: an operator's e-mail, or 'cli'; null when the gateway did",
   }),
 });
 export const DiscrepancyInList = Type.Object({

@@ -25,6 +25,7 @@ export async function runDevPsp(argv: string[], dataDir: string): Promise<DevPsp
       ...lines,
       `pay a charge: curl --cert ${settings.PIX_CERT} --key ${settings.PIX_KEY} --cacert ${settings.PIX_CA} \\`,
       `  -X POST ${url}/dev/cob/<externalTransactionId>/pay`,
+      '    ({"amountCents": N} pays another amount; {"webhook": false} pays without telling the gateway: a lost webhook)',
       `  a boleto's Pix (boleto híbrido), same options: -X POST ${url}/dev/cobv/<externalTransactionId>/pay`,
       '    (its amount as of today; {"amountCents": N} pays another amount, {"again": true} pays it a second time)',
       'Pix Automático (with PIX_AUTOMATICO_ACCOUNT=<account id> on the gateway), same certificate options:',

@@ -275,7 +275,23 @@ export class DevPsp {
           .code(409)
           .send({ title: 'Cobrança não pagável', status: 409, detail: `charge ${txid} is ${status}` });
       }
-      return this.pay(txid, amount === undefined ? {} : { amountCents: amount });
+      // `{"webhook": false}`: paid without telling the gateway (a lost webhook, for its reconciliation to find);
+      // a webhook the gateway does not take (it is down) leaves the Pix paid all the same, and says so
+      const pix = await this.pay(txid, {
+        ...(amount === undefined ? {} : { amountCents: amount }),
+        times: 0,
+      });
+      const webhook = (req.body as { webhook?: unknown } | undefined)?.webhook;
+      if (webhook === false) return { ...pix, webhook: 'not sent ({"webhook": false})' };
+      try {
+        await this.notify(this.state.cobs.get(txid)!.chave, [pix]);
+        return { ...pix, webhook: 'delivered' };
+      } catch (err) {
+        return {
+          ...pix,
+          webhook: `not delivered (${failure(err)}): the Pix is paid; the gateway's reconciliation finds it`,
+        };
+      }
     });
     app.post('/oauth/token', async (req, reply) => this.token(req, reply));
     this.infracoes.routes(app, (e2eid) => this.state.pix.get(e2eid));
@@ -500,4 +516,10 @@ function efiError(mensagem: string) {
 
 function sendView(send: PixSend) {
   return { ...send, horario: { ...send.horario } };
+}
+
+/** Why a webhook was not delivered, in a few words (a refused connection's code, or the answer's status). */
+function failure(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  return typeof e.code === 'string' ? e.code : String(e.message ?? err);
 }

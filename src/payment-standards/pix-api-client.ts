@@ -114,7 +114,7 @@ export class PixApiClient {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }).catch((err: unknown) => {
       const code = failureCode(err);
-      throw new PspError(`PSP unreachable or too slow (${code})`, null, NEVER_CONNECTED.has(code));
+      throw new PspError(failureText(code), null, NEVER_CONNECTED.has(code));
     });
     const text = await res.body.text().catch((err: unknown) => {
       throw new PspError(`PSP answer cut off (${(err as Error).name})`, res.statusCode);
@@ -161,4 +161,14 @@ export class PixApiClient {
     };
     return json.access_token;
   }
+}
+
+/**
+ * What a failed call says: a TLS certificate refused (ours or the PSP's: PIX_CERT, PIX_KEY, PIX_CA) is not the
+ * PSP down, and an operator reading it should look at the certificates, not at the network.
+ */
+function failureText(code: string): string {
+  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|TLS|SSL|ALERT/i.test(code)
+    ? `TLS with the PSP failed (${code}): check PIX_CERT, PIX_KEY and PIX_CA against the PSP's`
+    : `PSP unreachable or too slow (${code})`;
 }

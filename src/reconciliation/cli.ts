@@ -60,7 +60,7 @@ export const reconciliationCommands: Command[] = [
         const note = String(values.note ?? '').trim();
         if (!note) throw new UsageError('--resolve needs --note: what was done about it');
         const { resolveDiscrepancy } = await import('./service.js');
-        await resolveDiscrepancy(db, Number(id), note);
+        await resolveDiscrepancy(db, Number(id), note, 'cli');
         return {
           result: { id: Number(values.resolve), resolved: true },
           text: `discrepancy ${values.resolve} resolved`,

@@ -12,7 +12,8 @@ const OWED_BACK: DiscrepancyKind[] = ['duplicate_payment', 'closed_charge_paid']
 
 const COLUMNS = `id, kind, e2eid, txid, amount, detail,
   to_char(found_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "foundAt",
-  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt", resolution`;
+  to_char(resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "resolvedAt", resolution,
+  resolved_by AS "resolvedBy"`;
 const stored = (r: StoredDiscrepancy): StoredDiscrepancy => ({
   ...r,
   id: Number(r.id),
@@ -34,6 +35,8 @@ export interface StoredDiscrepancy extends Discrepancy {
   resolvedAt: string | null;
   /** How it was resolved: by the gateway, or an operator's note. */
   resolution: string | null;
+  /** Who resolved it by hand: an operator's e-mail, or 'cli'; null when the gateway did (or open). */
+  resolvedBy: string | null;
 }
 
 /**
@@ -114,11 +117,12 @@ export async function resolveByOperator(
   db: Queryable,
   id: number,
   note: string,
+  by: string,
 ): Promise<StoredDiscrepancy | null> {
   const [row] = await db.query<StoredDiscrepancy>(
-    `UPDATE reconciliation_discrepancies SET resolved_at = now(), resolution = $2
+    `UPDATE reconciliation_discrepancies SET resolved_at = now(), resolution = $2, resolved_by = $3
       WHERE id = $1 AND resolved_at IS NULL RETURNING ${COLUMNS}`,
-    [id, `operator: ${note}`],
+    [id, `operator: ${note}`, by],
   );
   return row ? stored(row) : null;
 }
@@ -130,6 +134,15 @@ export async function discrepancyById(db: Queryable, id: number): Promise<Stored
     [id],
   );
   return row ? stored(row) : null;
+}
+
+/** How many of what a run found were found first since `since` (new, not seen by an earlier run). */
+export async function foundSince(db: Queryable, runId: number, since: Date): Promise<number> {
+  const [row] = await db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM reconciliation_discrepancies WHERE last_run_id = $1 AND found_at >= $2',
+    [runId, since],
+  );
+  return row!.count;
 }
 
 /** What one run found (new, or seen again), in the order found. */

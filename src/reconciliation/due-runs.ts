@@ -1,3 +1,4 @@
+import { foundSince } from './discrepancies.data.js';
 import { type ReconcileDeps, type Report, runWindow } from './reconcile.js';
 import { claimRun, ensureRun, pruneRuns, releaseRun, startManualRun } from './runs.data.js';
 import { dueWindows } from './schedule.js';
@@ -31,17 +32,30 @@ export async function reconcileDue(deps: ReconcileDeps, log: Logs, now = new Dat
 export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number> {
   let done = 0;
   for (let run = await claimRun(deps.db); run; run = await claimRun(deps.db)) {
+    const started = await databaseNow(deps.db);
     try {
       const report = await runWindow(deps, run);
       if (!report) continue;
       done++;
       const { discrepancies, ...counts } = report;
-      const summary = { run: run.id, schedule: run.schedule, ...counts, discrepancies: discrepancies.length };
-      if (discrepancies.length > 0) log.warn(summary, 'reconciliation found discrepancies');
+      const fresh = discrepancies.length > 0 ? await foundSince(deps.db, run.id, started) : 0;
+      const summary = {
+        run: run.id,
+        schedule: run.schedule,
+        ...counts,
+        discrepancies: discrepancies.length,
+        newDiscrepancies: fresh,
+      };
+      // said as a warning once, when first found: every later run over the same window finds them again
+      if (fresh > 0) log.warn(summary, 'reconciliation found new discrepancies');
       else log.info(summary, 'reconciliation done');
     } catch (err) {
       await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS, messageOf(err));
-      throw err;
+      // which run, over which window: the PSP's error alone does not say
+      throw new Error(
+        `run ${run.id} (${run.schedule}, ${run.windowStart.toISOString()} to ${run.windowEnd.toISOString()}): ${messageOf(err)}`,
+        { cause: err },
+      );
     }
   }
   return done;
@@ -61,3 +75,8 @@ export async function reconcileWindow(deps: ReconcileDeps, from: Date, to: Date)
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+async function databaseNow(db: ReconcileDeps['db']): Promise<Date> {
+  const [row] = await db.query<{ now: Date }>('SELECT now() AS now');
+  return row!.now;
+}

@@ -44,6 +44,25 @@ export async function startManualRun(db: Queryable, start: Date, end: Date): Pro
   return asRun(row!);
 }
 
+/**
+ * The runs asked for that are not finished: how many, and one of the same window if there is. Requests are taken
+ * one at a time (a transaction lock), so two asking for the same window at once get the same run.
+ */
+export async function pendingManualRuns(
+  tx: Queryable,
+  start: Date,
+  end: Date,
+): Promise<{ count: number; sameWindow: number | null }> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('reconciliation_runs.manual'))`);
+  const [row] = await tx.query<{ count: number; same: string | null }>(
+    `SELECT count(*)::int AS count,
+            min(id) FILTER (WHERE window_start = $1 AND window_end = $2) AS same
+       FROM reconciliation_runs WHERE schedule = 'manual' AND finished_at IS NULL`,
+    [start, end],
+  );
+  return { count: row!.count, sameWindow: row!.same === null ? null : Number(row!.same) };
+}
+
 /** A run asked for from the console: held by nobody, so the first worker that looks takes it. */
 export async function requestManualRun(
   db: Queryable,
@@ -74,7 +93,7 @@ export interface RunView extends Counts {
   finishedAt: string | null;
   /** Why its last try failed, while it waits to be tried again. */
   lastError: string | null;
-  /** The discrepancies it was the latest run to find. */
+  /** The discrepancies it found (new ones and ones found before), fixed when it finishes. */
   discrepancies: number;
 }
 
@@ -85,7 +104,8 @@ const RUN_VIEW = `r.id, r.schedule, ${iso('r.window_start')} AS "from", ${iso('r
   r.requested_by AS "requestedBy", ${iso('r.created_at')} AS "createdAt",
   ${iso('r.finished_at')} AS "finishedAt", r.last_error AS "lastError",
   r.received, r.matched, r.credited_now AS "creditedNow", r.refunded_now AS "refundedNow",
-  (SELECT count(*)::int FROM reconciliation_discrepancies d WHERE d.last_run_id = r.id) AS discrepancies`;
+  coalesce(r.discrepancies_found,
+    (SELECT count(*)::int FROM reconciliation_discrepancies d WHERE d.last_run_id = r.id)) AS discrepancies`;
 
 /** The newest runs first (scheduled and asked for; of one schedule), or one run by id. */
 export async function listRuns(
@@ -168,7 +188,9 @@ export async function listedOf(db: Queryable, runId: number, e2eids: string[]): 
 export async function finishRun(db: Queryable, runId: number): Promise<Counts> {
   await db.query('DELETE FROM reconciliation_listed WHERE run_id = $1', [runId]);
   const [row] = await db.query<Counts>(
-    `UPDATE reconciliation_runs SET finished_at = now(), leased_until = NULL, last_error = NULL WHERE id = $1
+    `UPDATE reconciliation_runs SET finished_at = now(), leased_until = NULL, last_error = NULL,
+            discrepancies_found = (SELECT count(*) FROM reconciliation_discrepancies WHERE last_run_id = $1)
+      WHERE id = $1
      RETURNING received, matched, credited_now AS "creditedNow", refunded_now AS "refundedNow"`,
     [runId],
   );

@@ -9,10 +9,12 @@ import {
   resolveByOperator,
   type StoredDiscrepancy,
 } from './discrepancies.data.js';
-import { listRuns, type RunView, requestManualRun, type Schedule } from './runs.data.js';
+import { listRuns, pendingManualRuns, type RunView, requestManualRun, type Schedule } from './runs.data.js';
 import { parseInstant, windowProblem } from './window.js';
 
 const MAX_NOTE = 500;
+/** Runs asked for that may wait or run at once: each reads the PSP's whole window, page by page. */
+const MAX_PENDING_RUNS = 5;
 
 /** A discrepancy with the sale its txid names, and whose it is (null when it names none). */
 export type DiscrepancyOfSale = StoredDiscrepancy & { saleId: number | null; accountId: number | null };
@@ -57,6 +59,17 @@ export class Reconciliation {
       );
     }
     return this.db.tx(async (tx) => {
+      const pending = await pendingManualRuns(tx, from, to);
+      if (pending.sameWindow !== null) {
+        // the same window asked for again while it waits or runs: that run, not a second read of the PSP
+        const [same] = await listRuns(tx, { id: pending.sameWindow });
+        return same!;
+      }
+      if (pending.count >= MAX_PENDING_RUNS) {
+        throw conflict(
+          `${pending.count} reconciliation runs asked for are still waiting or running: ask again once they finish`,
+        );
+      }
       const id = await requestManualRun(tx, from, to, requestedBy);
       await this.queue.send(tx, 'reconciliation.run', { runId: id });
       const [run] = await listRuns(tx, { id });
@@ -89,9 +102,10 @@ export class Reconciliation {
   resolve(
     id: number,
     note: string,
+    by: string,
     audit: (tx: Queryable, before: StoredDiscrepancy, after: StoredDiscrepancy) => Promise<void>,
   ): Promise<StoredDiscrepancy> {
-    return resolveDiscrepancy(this.db, id, note, audit);
+    return resolveDiscrepancy(this.db, id, note, by, audit);
   }
 }
 
@@ -104,6 +118,8 @@ export async function resolveDiscrepancy(
   db: Db,
   id: number,
   noteText: string,
+  /** An operator's e-mail, or 'cli'. */
+  by: string,
   audit: (
     tx: Queryable,
     before: StoredDiscrepancy,
@@ -116,7 +132,7 @@ export async function resolveDiscrepancy(
   return db.tx(async (tx) => {
     const before = await discrepancyById(tx, id);
     if (!before) throw notFound(`No discrepancy ${id}`);
-    const after = await resolveByOperator(tx, id, note);
+    const after = await resolveByOperator(tx, id, note, by);
     if (!after) throw new AppError('INVALID_STATUS', `Discrepancy ${id} is already resolved`);
     await audit(tx, before, after);
     return after;

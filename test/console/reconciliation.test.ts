@@ -60,6 +60,7 @@ interface Found {
   amount: number;
   resolvedAt: string | null;
   resolution: string | null;
+  resolvedBy: string | null;
 }
 
 const runs = (op: TestOperator) =>
@@ -198,8 +199,15 @@ describe('reconciliation from the console', () => {
     const stray = await psp.receiveWithoutCharge(RECEIVER_KEY, 1234);
     const asked = await ask(finance, window());
     expect(asked.status, asked.text).toBe(202);
-    await finished(asked.body.id);
+    const first = await finished(asked.body.id);
+    expect(first.discrepancies).toBeGreaterThanOrEqual(1);
     const found = (await discrepancies(finance)).body.data.find((d) => d.e2eid === stray.endToEndId)!;
+    // a later run over the same window finds them again: what the first one found stays what it said
+    const later = await ask(finance, window());
+    await finished(later.body.id);
+    expect((await runs(finance)).body.data.find((r) => r.id === first.id)?.discrepancies).toBe(
+      first.discrepancies,
+    );
 
     for (const note of ['', '   ']) {
       const empty = await resolve(finance, found.id, note);
@@ -210,6 +218,7 @@ describe('reconciliation from the console', () => {
     expect(done.status, done.text).toBe(200);
     expect(done.body.resolvedAt).not.toBeNull();
     expect(done.body.resolution).toBe('operator: returned to the payer by the PSP, ticket 81');
+    expect(done.body.resolvedBy).toBe(finance.email);
 
     const again = await resolve(finance, found.id, 'twice');
     expect(again.status).toBe(409);
@@ -254,6 +263,9 @@ describe('reconciliation from the console', () => {
       [{ from: '2026-11-02', to: '2026-11-01' }, /end after it starts/],
       [{ from: '2026-10-01', to: '2026-11-15' }, /at most 31 days/],
       [{ from: '2026-11-31', to: '2026-12-02' }, /not a real time/],
+      [{ from: '2026-13-01', to: '2026-13-02' }, /not a real time/],
+      [{ from: '2026-11-29T25:00', to: '2026-11-30' }, /not a real time/],
+      [{ from: '2099-01-01', to: '2099-01-02' }, /in the future/],
       [{ from: 'yesterday', to: '2026-12-02' }, /ISO 8601/],
       [{ from: '2026-11-01' }, /to/],
     ] as const) {
@@ -271,6 +283,43 @@ describe('reconciliation from the console', () => {
       expect((await discrepancies(op)).status).toBe(403);
       expect((await ask(op, window())).status).toBe(403);
       expect((await resolve(op, 1, 'x')).status).toBe(403);
+    }
+  });
+});
+
+describe('runs asked for while no worker has taken them', () => {
+  it('the same window again is the same run; a sixth waiting one is refused', async () => {
+    // a second gateway on the same PSP and database, its workers off: what it is asked for waits
+    const started = await startPsp();
+    const idle = await startServer({ workers: false, env: started.env(await freePort()) });
+    try {
+      const op = await createOperator(idle, 'finance');
+      const body = (hoursAgo: number) => ({
+        from: new Date(Date.now() - (hoursAgo + 1) * 3_600_000).toISOString(),
+        to: new Date(Date.now() - hoursAgo * 3_600_000).toISOString(),
+      });
+      const post = (b: unknown) =>
+        call<Run & { error?: { code: string; message: string } }>(
+          'POST',
+          `${idle.url}/api/ops/reconciliation/runs`,
+          {
+            headers: op.ops,
+            body: b,
+          },
+        );
+      const hourAgo = body(1);
+      const same = await Promise.all([post(hourAgo), post(hourAgo)]);
+      expect(same.map((r) => r.status)).toEqual([202, 202]);
+      expect(same[0]!.body.id).toBe(same[1]!.body.id);
+      expect(same[0]!.body.status).toBe('waiting');
+      for (const h of [2, 3, 4, 5]) expect((await post(body(h))).status).toBe(202);
+      const sixth = await post(body(6));
+      expect(sixth.status, sixth.text).toBe(409);
+      expect(sixth.body.error?.code).toBe('CONFLICT');
+      expect(sixth.body.error?.message).toMatch(/still waiting or running/);
+    } finally {
+      await idle.close();
+      await started.psp.close();
     }
   });
 });

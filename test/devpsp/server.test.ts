@@ -6,6 +6,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DevPsp } from '../../src/devpsp/server.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
+import { freePort } from '../support/ports.js';
 import { waitUntil } from '../support/wait.js';
 
 let psp: DevPsp;
@@ -120,6 +121,27 @@ describe('gateway dev-psp', () => {
     const paid = await payEmpty('devpspCobPaidEmptyBody000001');
     expect(paid.status).toBe(200);
     expect(((await paid.json()) as { valor: string }).valor).toBe('10.00');
+
+    // a lost webhook on purpose, and a gateway that does not take it: the Pix is paid either way, and it says so
+    const payWith = (txid: string, body: unknown) =>
+      fetchWithCerts(`${psp.url}/dev/cob/${txid}/pay`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await open('devpspCobPaidNoWebhook00001');
+    const quiet = await payWith('devpspCobPaidNoWebhook00001', { webhook: false, amountCents: 900 });
+    expect(quiet.status).toBe(200);
+    expect(await quiet.json()).toMatchObject({ valor: '9.00', webhook: 'not sent ({"webhook": false})' });
+    const down = await freePort();
+    psp.state.webhooks.set('loja@example.com', `http://127.0.0.1:${down}/webhook`);
+    await open('devpspCobPaidGatewayDown001');
+    const unheard = await payWith('devpspCobPaidGatewayDown001', {});
+    expect(unheard.status).toBe(200);
+    expect(((await unheard.json()) as { webhook: string }).webhook).toMatch(
+      /^not delivered \(ECONNREFUSED\)/,
+    );
+    psp.state.webhooks.delete('loja@example.com');
 
     await open('devpspCobRemovedThenPaid0001');
     const removed = await client.call('PATCH', '/cob/devpspCobRemovedThenPaid0001', {

@@ -105,6 +105,12 @@ describe('gateway reconcile', () => {
       ['reconcile', '--from', '2026-11-25', '--to', '2026-11-24'],
       ['reconcile', '--from', '2026-01-01', '--to', '2026-03-01'],
       ['reconcile', '--discrepancies', '--from', '2026-11-24'],
+      // days and hours that do not exist: not a RangeError of Date's (exit 1, "Invalid time value")
+      ['reconcile', '--from', '2026-13-01', '--to', '2026-13-02'],
+      ['reconcile', '--from', '2026-11-29T25:00', '--to', '2026-11-30'],
+      ['reconcile', '--from', '2026-11-29T10:00+25:00', '--to', '2026-11-30'],
+      // the PSP has received nothing yet there
+      ['reconcile', '--from', '2099-01-01', '--to', '2099-01-02'],
     ]) {
       const r = await gateway(...args);
       expect(r.code, args.join(' ')).toBe(2);

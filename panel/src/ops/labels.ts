@@ -132,6 +132,8 @@ const TARGET_KIND: Record<string, string> = {
   risk_rule: 'Regra de risco',
   sale: 'Venda',
   withdrawal: 'Saque',
+  reconciliation_run: 'Conciliação',
+  discrepancy: 'Divergência',
 };
 
 /** An audit entry's target ("sale:12", "withdrawal:<uuid>") as people read it: "Venda #12", "Saque 1a2b3c4d". */
@@ -154,7 +156,7 @@ export const RUN_SCHEDULE: Record<string, string> = {
 export const RUN_STATUS: Record<string, string> = {
   waiting: 'Aguardando',
   running: 'Em andamento',
-  retrying: 'Falhou; nova tentativa em até 1 minuto',
+  retrying: 'Falhou; nova tentativa em até 2 minutos',
   finished: 'Concluída',
 };
 

@@ -9,6 +9,7 @@ import {
   AUDIT_ACTION,
   AUDIT_ACTOR,
   auditTarget,
+  DISCREPANCY_KIND,
   OPERATOR_ROLE,
 } from '../labels';
 
@@ -34,6 +35,12 @@ const FIELD: Record<string, string> = {
   debitPercent: 'débito',
   anticipationMonthlyPercent: 'antecipação ao mês',
   cashoutFixedCents: 'saque',
+  from: 'de',
+  to: 'até',
+  resolution: 'resolução',
+  kind: 'tipo',
+  amount: 'valor',
+  e2eid: 'Pix (E2E)',
 };
 
 /** A plan's credit rates by installments ({"1": "3.49", "2-6": …}) as the fee plans page says them. */
@@ -65,7 +72,10 @@ function valueText(key: string, v: unknown): string {
   }
   if (typeof v === 'object') return JSON.stringify(v);
   if (typeof v === 'boolean') return v ? 'sim' : 'não';
-  if (typeof v === 'number' && /Cents$/.test(key)) return money(v);
+  if (typeof v === 'number' && (/Cents$/.test(key) || key === 'amount')) return money(v);
+  // an instant recorded in UTC (a reconciliation's window), said in Brasília time as every time here
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(v)) return date(v);
+  if (key === 'kind' && typeof v === 'string' && DISCREPANCY_KIND[v]) return DISCREPANCY_KIND[v];
   if (typeof v === 'string' && /Percent$/.test(key) && /^\d+(\.\d+)?$/.test(v))
     return `${v.replace('.', ',')} %`;
   return typeof v === 'string' ? (VALUE[v] ?? v) : String(v);

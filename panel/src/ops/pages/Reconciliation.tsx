@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { date, money } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
@@ -25,6 +25,45 @@ const outcome = (r: ReconciliationRun) =>
     counted(r.refundedNow, 'estornado agora', 'estornados agora'),
     counted(r.discrepancies, 'divergência', 'divergências'),
   ].join(' · ');
+/** Reais as the PSP writes them ("30.00") in the console's money. */
+const reais = (text: string) => money(Math.round(Number(text) * 100));
+/**
+ * A discrepancy's detail, recorded in English for the command line and the logs, in Portuguese where it is one of
+ * the reconciliation's own; other details (a bank's return file, Pix Automático) as recorded (marked English).
+ */
+function detailText(detail: string): { text: string; english: boolean } {
+  const rules: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^no charge of the gateway has txid (\S+)$/, (m) => `nenhuma cobrança do gateway tem o txid ${m[1]}`],
+    [/^a Pix to the key without a txid$/, () => 'Pix feito direto para a chave, sem txid'],
+    [
+      /^paid ([\d.]+), the charge is ([\d.]+)$/,
+      (m) => `pago ${reais(m[1]!)}; a cobrança é de ${reais(m[2]!)}`,
+    ],
+    [
+      /^paid ([\d.]+) after the charge's last day to be paid$/,
+      (m) => `pago ${reais(m[1]!)} depois do último dia de pagamento da cobrança`,
+    ],
+    [
+      /^credited as paid at (\S+); the PSP does not list it$/,
+      (m) => `creditado como pago em ${date(m[1]!)}; o PSP não o lista`,
+    ],
+  ];
+  for (const [pattern, say] of rules) {
+    const m = pattern.exec(detail);
+    if (m) return { text: say(m), english: false };
+  }
+  return { text: detail, english: true };
+}
+/** What "Resolver" suggests writing, by kind: returning the money where the payer is owed it. */
+const RESOLVE_HINT: Record<string, string> = {
+  unknown_charge: 'por exemplo, o Pix devolvido ao pagador pelo PSP, ou acertado com a loja',
+  amount_mismatch: 'por exemplo, o Pix devolvido ao pagador pelo PSP, ou acertado com a loja',
+  missing_at_psp: 'por exemplo, o que o PSP respondeu sobre este Pix e o que foi feito com o saldo da loja',
+  duplicate_payment: 'por exemplo, o pagamento devolvido ao pagador (pelo PSP ou pelo banco)',
+  closed_charge_paid: 'por exemplo, o pagamento devolvido ao pagador (pelo PSP ou pelo banco)',
+};
+/** The longest period one run covers (the server's limit too). */
+const MAX_DAYS = 31;
 /** Polled this often while a run is not finished. */
 const POLL_MS = 3000;
 
@@ -42,6 +81,12 @@ export function Reconciliation() {
   const [from, setFrom] = useState(day(1));
   const [to, setTo] = useState(day(1));
   const { error, attempt } = useAttempt();
+  const toField = useRef<HTMLInputElement>(null);
+  // a period of more than 31 days is stopped in the form, before the dialog (the server refuses it too)
+  useEffect(() => {
+    const days = (Date.parse(`${to}T12:00:00Z`) - Date.parse(`${from}T12:00:00Z`)) / 86_400_000 + 1;
+    toField.current?.setCustomValidity(days > MAX_DAYS ? `Um período tem no máximo ${MAX_DAYS} dias.` : '');
+  }, [from, to]);
   const loadRuns = () =>
     attempt(async () => {
       const answer = await api.reconciliationRuns(schedule || undefined);
@@ -98,6 +143,7 @@ export function Reconciliation() {
           <div>
             <label for="reconcile-to">Até (inclusive)</label>
             <input
+              ref={toField}
               id="reconcile-to"
               type="date"
               required
@@ -158,9 +204,9 @@ export function Reconciliation() {
               <td>
                 {label(RUN_STATUS, r.status)}
                 {r.lastError && (
-                  <span class="muted" lang="en">
+                  <span class="muted">
                     {' '}
-                    ({r.lastError})
+                    (detalhe técnico: <span lang="en">{r.lastError}</span>)
                   </span>
                 )}
               </td>
@@ -205,13 +251,14 @@ export function Reconciliation() {
                 {d.e2eid}
                 {d.txid && <span class="muted"> · txid {d.txid}</span>}
               </td>
-              <td class="text" lang="en">
-                {d.detail}
+              <td class="text" lang={detailText(d.detail).english ? 'en' : undefined}>
+                {detailText(d.detail).text}
               </td>
               <td>
                 {d.resolvedAt ? (
                   <>
                     Resolvida em {date(d.resolvedAt)}
+                    {d.resolvedBy && ` por ${d.resolvedBy === 'cli' ? 'linha de comando' : d.resolvedBy}`}
                     {d.resolution && <span class="muted"> · {d.resolution.replace(/^operator: /, '')}</span>}
                   </>
                 ) : (
@@ -245,8 +292,8 @@ function Resolve({ discrepancy: d, onDone }: { discrepancy: Discrepancy; onDone:
       onDone={onDone}
     >
       <p>
-        {kind} de {money(d.amount)}. Resolver não move dinheiro: diga o que foi feito (por exemplo, o Pix
-        devolvido ao pagador pelo PSP).
+        {kind} de {money(d.amount)}. Resolver não move dinheiro: diga o que foi feito (
+        {RESOLVE_HINT[d.kind] ?? 'o que foi combinado e com quem'}).
       </p>
       <label for={`resolve-note-${d.id}`}>O que foi feito</label>
       <textarea
