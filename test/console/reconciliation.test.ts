@@ -9,8 +9,7 @@ import { type SaleBody, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { createOperator, type TestOperator } from '../support/operators.js';
-import { freePort } from '../support/ports.js';
-import { RECEIVER_KEY, startPsp } from '../support/psp.js';
+import { RECEIVER_KEY, startBcbGateway, startReconcilingGateway } from '../support/psp.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -22,10 +21,7 @@ let support: TestOperator;
 let risk: TestOperator;
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  // the workers on: they run the runs the console asks for
-  server = await startServer({ env: started.env(await freePort()) });
+  ({ psp, server } = await startReconcilingGateway());
   merchant = await createMerchant(server);
   finance = await createOperator(server, 'finance');
   support = await createOperator(server, 'support');
@@ -289,9 +285,8 @@ describe('reconciliation from the console', () => {
 
 describe('runs asked for while no worker has taken them', () => {
   it('the same window again is the same run; a sixth waiting one is refused', async () => {
-    // a second gateway on the same PSP and database, its workers off: what it is asked for waits
-    const started = await startPsp();
-    const idle = await startServer({ workers: false, env: started.env(await freePort()) });
+    // a second gateway with its own PSP, its workers off: what it is asked for waits
+    const { psp: other, server: idle } = await startBcbGateway();
     try {
       const op = await createOperator(idle, 'finance');
       const body = (hoursAgo: number) => ({
@@ -319,7 +314,7 @@ describe('runs asked for while no worker has taken them', () => {
       expect(sixth.body.error?.message).toMatch(/still waiting or running/);
     } finally {
       await idle.close();
-      await started.psp.close();
+      await other.close();
     }
   });
 });

@@ -12,9 +12,8 @@ import { launch, shot } from '../support/browser.js';
 import { createMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { createOperator, signInToConsole, type TestOperator } from '../support/operators.js';
-import { freePort } from '../support/ports.js';
-import { RECEIVER_KEY, startPsp } from '../support/psp.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { RECEIVER_KEY, startReconcilingGateway } from '../support/psp.js';
+import type { TestServer } from '../support/server.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -22,9 +21,7 @@ let browser: Browser;
 let finance: TestOperator;
 
 beforeAll(async () => {
-  const started = await startPsp();
-  psp = started.psp;
-  server = await startServer({ env: started.env(await freePort()) });
+  ({ psp, server } = await startReconcilingGateway());
   browser = await launch();
   finance = await createOperator(server, 'finance');
 });

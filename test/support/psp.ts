@@ -34,6 +34,16 @@ export async function startBcbGateway(
   return { psp: started.psp, server };
 }
 
+/**
+ * A local PSP and a gateway that reconciles with it (PIX_PROCESSOR=bcb, its workers on: they run the scheduled
+ * reconciliation runs and those asked for from the console).
+ */
+export async function startReconcilingGateway(): Promise<{ psp: DevPsp; server: TestServer }> {
+  const started = await startPsp();
+  const server = await startServer({ env: started.env(await freePort()) });
+  return { psp: started.psp, server };
+}
+
 /** The charge expiry worker's round with the bcb processor the workers build: how many sales it cancelled. */
 export async function bcbExpiryRound(server: TestServer): Promise<number> {
   const { db, queue, config } = server.runtime.platform;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ChargeInput, type PaymentMethod, type TestChargeInput } from '../api';
-import { centsOf } from '../ui/format';
+import { centsOf, saoPauloDay } from '../ui/format';
 import { Card, ErrorText, fieldMarks } from '../ui/kit';
 import { useSandbox } from '../ui/sandbox';
 import { CardInputs, type CardTyped, EMPTY_CARD, expiryOf } from './CardInputs';
@@ -9,7 +9,7 @@ const UFS = 'AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO R
 
 /** Today in São Paulo plus `days`, as YYYY-MM-DD (a boleto's due date is a São Paulo day). */
 function spDay(days: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date());
+  const today = saoPauloDay();
   return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 

@@ -58,6 +58,13 @@ export function timeLeft(iso: string, now: number = Date.now()): string {
 }
 
 /** A calendar date (YYYY-MM-DD) as dd/mm/aaaa. */
+/** The São Paulo day `offset` days before today, as YYYY-MM-DD (what a date field takes). */
+export function saoPauloDay(offset = 0): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
+    new Date(Date.now() - offset * 86_400_000),
+  );
+}
+
 export function day(date: string): string {
   return date.split('-').reverse().join('/');
 }

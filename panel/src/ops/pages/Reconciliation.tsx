@@ -1,20 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { date, money } from '../../ui/format';
+import { date, day, money, saoPauloDay } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Discrepancy, type ReconciliationRun } from '../api';
 import { Decision } from '../Decision';
 import { DISCREPANCY_KIND, RUN_SCHEDULE, RUN_STATUS } from '../labels';
 
-/** A day in São Paulo, `offset` days before today, as YYYY-MM-DD. */
-const day = (offset: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() - offset * 86_400_000),
-  );
 /** The day after a YYYY-MM-DD day (the window's end is excluded: "até 30/11" ends at 01/12 00:00). */
 const nextDay = (iso: string) =>
   new Date(Date.parse(`${iso}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-const dayText = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 /** What a run found so far: the Pix the PSP listed, those that matched, what it credited and refunded. */
 const outcome = (r: ReconciliationRun) =>
@@ -78,8 +72,8 @@ export function Reconciliation() {
   const [schedule, setSchedule] = useState('');
   const [showResolved, setShowResolved] = useState(false);
   const [found, setFound] = useState<Discrepancy[] | null>(null);
-  const [from, setFrom] = useState(day(1));
-  const [to, setTo] = useState(day(1));
+  const [from, setFrom] = useState(saoPauloDay(1));
+  const [to, setTo] = useState(saoPauloDay(1));
   const { error, attempt } = useAttempt();
   const toField = useRef<HTMLInputElement>(null);
   // a period of more than 31 days is stopped in the form, before the dialog (the server refuses it too)
@@ -135,7 +129,7 @@ export function Reconciliation() {
               id="reconcile-from"
               type="date"
               required
-              max={day(0)}
+              max={saoPauloDay(0)}
               value={from}
               onInput={(e) => setFrom(e.currentTarget.value)}
             />
@@ -148,7 +142,7 @@ export function Reconciliation() {
               type="date"
               required
               min={from}
-              max={day(0)}
+              max={saoPauloDay(0)}
               value={to}
               onInput={(e) => setTo(e.currentTarget.value)}
             />
@@ -159,14 +153,14 @@ export function Reconciliation() {
             title="Conciliar este período?"
             run={async () => {
               await api.reconcile(from, nextDay(to));
-              return `Conciliação de ${dayText(from)} a ${dayText(to)} pedida: ela aparece abaixo e termina em instantes.`;
+              return `Conciliação de ${day(from)} a ${day(to)} pedida: ela aparece abaixo e termina em instantes.`;
             }}
             onDone={() => void loadRuns()}
           >
             <p>
-              Os Pix recebidos de {dayText(from)} a {dayText(to)} (horário de Brasília) são comparados com os
-              créditos do gateway. Um Pix pago que o gateway não creditou é creditado agora, e a venda
-              notificada; o que não confere fica como divergência.
+              Os Pix recebidos de {day(from)} a {day(to)} (horário de Brasília) são comparados com os créditos
+              do gateway. Um Pix pago que o gateway não creditou é creditado agora, e a venda notificada; o
+              que não confere fica como divergência.
             </p>
           </Decision>
         </form>

@@ -1,16 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ChartDay, PairedDailyChart } from '../../ui/DailyChart';
-import { money } from '../../ui/format';
+import { day, money, saoPauloDay } from '../../ui/format';
 import { ErrorText, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type Report } from '../api';
 import { METHOD } from '../labels';
 
-const day = (offset: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() - offset * 86_400_000),
-  );
-const dayText = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
 const percent = (text: string) => `${text.replace('.', ',')} %`;
 
 /** TPV and fees per day, every day from `from` to `to` (a day with no paid sale is a zero, not a gap). */
@@ -31,8 +26,8 @@ function perDay(report: Report): ChartDay[] {
 
 /** Relatórios: paid sales per day and method (or per account): TPV, count, fees earned, take rate; CSV. */
 export function Reports() {
-  const [from, setFrom] = useState(day(29));
-  const [to, setTo] = useState(day(0));
+  const [from, setFrom] = useState(saoPauloDay(29));
+  const [to, setTo] = useState(saoPauloDay(0));
   const [by, setBy] = useState<'method' | 'account'>('method');
   const [report, setReport] = useState<Report | null>(null);
   const { error, attempt } = useAttempt();
@@ -95,7 +90,7 @@ export function Reports() {
             series={{
               names: ['TPV', 'Tarifas recebidas'],
               short: ['TPV', 'tarifas'],
-              caption: `TPV e tarifas recebidas por dia, de ${dayText(report.from)} a ${dayText(report.to)}`,
+              caption: `TPV e tarifas recebidas por dia, de ${day(report.from)} a ${day(report.to)}`,
               empty: 'sem vendas pagas no período',
             }}
           />
@@ -106,7 +101,7 @@ export function Reports() {
           >
             {report.rows.map((r) => (
               <tr key={`${r.day}-${r.paymentMethod}-${r.accountId ?? ''}`}>
-                <td>{dayText(r.day)}</td>
+                <td>{day(r.day)}</td>
                 <td>{label(METHOD, r.paymentMethod)}</td>
                 {byAccount && (
                   <td>
