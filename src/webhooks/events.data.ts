@@ -36,7 +36,7 @@ export interface EventFilter {
   since: string | null;
   /** An exclusive upper bound (`until` as given, or the day after a bare date). */
   before: string | null;
-  /** Inclusive upper bound: `until` as a date-time. */
+  /** Inclusive upper bound: `until` as a date-time, to the end of its millisecond (createdAt's precision). */
   until: string | null;
   /** After this (created_at exact text, id): the previous page's last event. */
   after: { at: string; id: string } | null;
@@ -54,9 +54,12 @@ export function listEvents(
        FROM notification_events e
       WHERE account_id = $1 AND event_type <> 'webhook.test'
         AND ($2::text[] IS NULL OR event_type = ANY ($2::text[]))
-        AND ($3::timestamptz IS NULL OR created_at >= $3::timestamptz)
+        AND ($3::timestamptz IS NULL OR created_at >= date_trunc('milliseconds', $3::timestamptz))
         AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz)
-        AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)
+        -- the whole millisecond an event's createdAt shows: the clock keeps microseconds, the API milliseconds,
+        -- and an event's own createdAt given back as until must include it
+        AND ($5::timestamptz IS NULL
+             OR created_at < date_trunc('milliseconds', $5::timestamptz) + interval '1 millisecond')
         AND ($6::timestamp IS NULL OR (e.created_at, e.id) < ($6::timestamp AT TIME ZONE 'UTC', $7::uuid))
       -- e.created_at: the bare name would be the output column (its text)
       ORDER BY e.created_at DESC, e.id DESC

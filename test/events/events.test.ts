@@ -111,6 +111,12 @@ describe('GET /api/events', () => {
     expect(past.body.data).toEqual([]);
     const today = await list(m, `?since=2000-01-01&until=2999-12-31T00:00:00Z&limit=100`);
     expect(today.body.data).toHaveLength(25);
+    // an event's own createdAt given back as a bound includes it, either way (the clock keeps microseconds)
+    const all = (await list(m, '?limit=100')).body.data as { id: string; createdAt: string }[];
+    for (const e of [all[0]!, all[12]!]) {
+      expect((await list(m, `?until=${e.createdAt}&limit=100`)).body.data.map((x) => x.id)).toContain(e.id);
+      expect((await list(m, `?since=${e.createdAt}&limit=100`)).body.data.map((x) => x.id)).toContain(e.id);
+    }
 
     for (const bad of ['?type=sale.nope', '?limit=0', '?limit=101', '?since=2026-02-30', '?cursor=zzz']) {
       const res = await list(m, bad);
