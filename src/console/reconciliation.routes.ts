@@ -18,7 +18,8 @@ import { withAccountNames } from './views.js';
 
 const A = { errorShape: 'envelope' as const, opsRole: 'finance' as const };
 const errors = errorAnswers(EnvelopeErrorBody, [400, 401, 403]);
-const IdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
+// at most 15 digits: a number JavaScript holds exactly (16 would be rounded, and a 404 name another id)
+const IdParam = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$' }) });
 
 /**
  * Reconciliation with the PSP (finance operators): the runs, scheduled and asked for; a window reconciled on

@@ -31,6 +31,9 @@ export async function reconcileDue(deps: ReconcileDeps, log: Logs, now = new Dat
  */
 export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number> {
   let done = 0;
+  const failed: Error[] = [];
+  // a run that fails is released for a minute and not taken again in this turn: the others are still tried (the
+  // PSP may refuse one window and answer the next; and one failing first must not starve those behind it)
   for (let run = await claimRun(deps.db); run; run = await claimRun(deps.db)) {
     const started = await databaseNow(deps.db);
     try {
@@ -51,12 +54,20 @@ export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number
       else log.info(summary, 'reconciliation done');
     } catch (err) {
       await releaseRun(deps.db, run.id, RETRY_AFTER_SECONDS, messageOf(err));
-      // which run, over which window: the PSP's error alone does not say
-      throw new Error(
-        `run ${run.id} (${run.schedule}, ${run.windowStart.toISOString()} to ${run.windowEnd.toISOString()}): ${messageOf(err)}`,
-        { cause: err },
+      // which run, over which window: the PSP's error alone does not say (its own message follows as the cause)
+      failed.push(
+        new Error(
+          `run ${run.id} (${run.schedule}, ${run.windowStart.toISOString()} to ${run.windowEnd.toISOString()})`,
+          { cause: err },
+        ),
       );
     }
+  }
+  if (failed.length === 1) throw failed[0];
+  if (failed.length > 1) {
+    throw new Error(`${failed.length} runs failed; the first: ${failed[0]!.message}`, {
+      cause: (failed[0] as Error & { cause: unknown }).cause,
+    });
   }
   return done;
 }

@@ -5,8 +5,9 @@ import { verifyLedger } from '../../src/ledger/verify.js';
 import { PixApiClient } from '../../src/payment-standards/pix-api-client.js';
 import { registry } from '../../src/platform/observability/metrics.js';
 import { listDiscrepancies } from '../../src/reconciliation/discrepancies.data.js';
-import { reconcileDue, reconcileWindow } from '../../src/reconciliation/due-runs.js';
+import { reconcileDue, reconcileWindow, runPending } from '../../src/reconciliation/due-runs.js';
 import type { ReconcileDeps } from '../../src/reconciliation/reconcile.js';
+import { requestManualRun } from '../../src/reconciliation/runs.data.js';
 import { SaleSettler } from '../../src/sales/settlement/settler.js';
 import { moveSale } from '../../src/sales/settlement/transition.js';
 import { eventsOf, type SaleBody, saleInput } from '../sales/fixtures.js';
@@ -204,6 +205,25 @@ describe('reconciliation with the PSP (GET /pix against the local PSP)', () => {
     expect(pages.length).toBeGreaterThanOrEqual(3);
     expect(report.creditedNow).toBe(7);
     for (const s of sales) expect(await statusOf(s.id)).toBe('PAGO');
+  });
+
+  it('a run that fails does not hold up those behind it: each is tried in the same turn, the failure named', async () => {
+    // no run left over from the tests before: this turn's are the two made here
+    await db().query(`UPDATE reconciliation_runs SET finished_at = now() WHERE finished_at IS NULL`);
+    const { from, to } = window();
+    const first = await requestManualRun(db(), from, to, 'test');
+    const second = await requestManualRun(db(), new Date(from.getTime() - 1000), to, 'test');
+    psp.failNext('GET /pix', { status: 503 }, 1);
+    await expect(runPending(deps, quiet)).rejects.toThrow(`run ${first} (manual,`);
+    const rows = await db().query<{ id: string; finished: boolean; last_error: string | null }>(
+      'SELECT id, finished_at IS NOT NULL AS finished, last_error FROM reconciliation_runs WHERE id = ANY($1::bigint[]) ORDER BY id',
+      [[first, second]],
+    );
+    expect(rows.map((r) => [Number(r.id), r.finished])).toEqual([
+      [first, false],
+      [second, true],
+    ]);
+    expect(rows[0]!.last_error).toMatch(/503/);
   });
 
   it('a run that dies between pages is resumed by a worker at the next page, crediting each Pix once', async () => {

@@ -76,6 +76,8 @@ function valueText(key: string, v: unknown): string {
   // an instant recorded in UTC (a reconciliation's window), said in Brasília time as every time here
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(v)) return date(v);
   if (key === 'kind' && typeof v === 'string' && DISCREPANCY_KIND[v]) return DISCREPANCY_KIND[v];
+  // a discrepancy resolved by hand: the note, as the Conciliação page shows it
+  if (key === 'resolution' && typeof v === 'string') return v.replace(/^operator: /, '');
   if (typeof v === 'string' && /Percent$/.test(key) && /^\d+(\.\d+)?$/.test(v))
     return `${v.replace('.', ',')} %`;
   return typeof v === 'string' ? (VALUE[v] ?? v) : String(v);
@@ -85,7 +87,10 @@ function valueText(key: string, v: unknown): string {
 function stateText(state: unknown): string {
   if (state === null || state === undefined) return '';
   if (typeof state !== 'object') return String(state);
+  // the database keeps a record's keys in its own order (shortest first): a period reads from its start
+  const first = (k: string) => (k === 'from' ? 0 : k === 'to' ? 1 : 2);
   return Object.entries(state as Record<string, unknown>)
+    .sort(([a], [b]) => first(a) - first(b))
     .map(([k, v]) => `${FIELD[k] ?? k}: ${valueText(k, v)}`)
     .join('; ');
 }

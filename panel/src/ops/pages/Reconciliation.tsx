@@ -204,7 +204,9 @@ export function Reconciliation() {
                   </span>
                 )}
               </td>
-              <td>{outcome(r)}</td>
+              <td>
+                {r.status === 'finished' ? outcome(r) : r.received > 0 ? `${outcome(r)} (até agora)` : '—'}
+              </td>
             </tr>
           ))}
         </Table>
@@ -286,8 +288,8 @@ function Resolve({ discrepancy: d, onDone }: { discrepancy: Discrepancy; onDone:
       onDone={onDone}
     >
       <p>
-        {kind} de {money(d.amount)}. Resolver não move dinheiro: diga o que foi feito (
-        {RESOLVE_HINT[d.kind] ?? 'o que foi combinado e com quem'}).
+        {kind}: {money(d.amount)} {d.kind === 'missing_at_psp' ? 'creditados' : 'pagos'}. Resolver não move
+        dinheiro: diga o que foi feito ({RESOLVE_HINT[d.kind] ?? 'o que foi combinado e com quem'}).
       </p>
       <label for={`resolve-note-${d.id}`}>O que foi feito</label>
       <textarea
