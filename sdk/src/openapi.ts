@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's anticipations, newest first */
+        /**
+         * The account's anticipations, newest first
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -184,7 +187,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Anticipate card receivables (Idempotency-Key honoured): paid at once with ANTICIPATION_AUTO_APPROVE=on, else requested for a finance operator */
+        /**
+         * Anticipate card receivables (Idempotency-Key honoured): paid at once with ANTICIPATION_AUTO_APPROVE=on, else requested for a finance operator
+         * @description Roles: owner, admin, finance (create, approve and decline withdrawals).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -437,7 +443,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** What anticipating card receivables would pay now: {amountCents} (the earliest installments first) or {upTo: "YYYY-MM-DD"} */
+        /**
+         * What anticipating card receivables would pay now: {amountCents} (the earliest installments first) or {upTo: "YYYY-MM-DD"}
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3863,7 +3872,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a customer (name, e-mail, CPF or CNPJ checked, phone) */
+        /**
+         * Create a customer (name, e-mail, CPF or CNPJ checked, phone)
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4057,7 +4069,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One customer with its saved cards; another account’s is not found */
+        /**
+         * One customer with its saved cards; another account’s is not found
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5642,6 +5657,8 @@ export interface paths {
         /**
          * The account's fees: its fee plan, or its own rates in the plan's shape
          * @description API keys (errors in shape D) or the panel session (shape A). A sale keeps the fee it was created with.
+         *
+         *     Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
          */
         get: {
             parameters: {
@@ -17597,7 +17614,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's plans, newest first (cursor pages; limit 1..100, default 20) */
+        /**
+         * The account's plans, newest first (cursor pages; limit 1..100, default 20)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -17747,7 +17767,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a plan: an amount billed every week, month or year, with an optional trial */
+        /**
+         * Create a plan: an amount billed every week, month or year, with an optional trial
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -18079,7 +18102,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename or (de)activate a plan; its amount never changes (make a new plan) */
+        /**
+         * Rename or (de)activate a plan; its amount never changes (make a new plan)
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -22580,7 +22606,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One recipient (another account’s is not found) */
+        /**
+         * One recipient (another account’s is not found)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -22750,6 +22779,8 @@ export interface paths {
         /**
          * Change a recipient: name, email, pixKey/pixKeyType, transferInterval, active (the document never changes)
          * @description Only the fields given change. An inactive recipient (active: false) takes no new split; its balance, receivables and payouts go on. API keys (scope full; errors in shape D) or the panel session (shape A).
+         *
+         *     Roles: owner, admin, finance (create, approve and decline withdrawals).
          */
         patch: {
             parameters: {
@@ -23342,7 +23373,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A recipient's card installments not yet settled, by the date each reaches available (from today and 90 days on by default) */
+        /**
+         * A recipient's card installments not yet settled, by the date each reaches available (from today and 90 days on by default)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -23523,7 +23557,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A recipient's ledger lines, newest first, with its balances right after each (the account's statement, for the recipient) */
+        /**
+         * A recipient's ledger lines, newest first, with its balances right after each (the account's statement, for the recipient)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -23721,7 +23758,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A recipient's withdrawals (the Withdrawal objects), newest first (cursor pages) */
+        /**
+         * A recipient's withdrawals (the Withdrawal objects), newest first (cursor pages)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -27204,7 +27244,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not). The panel session opens it too (Nova cobrança's test charge) */
+        /**
+         * Sandbox: create a PENDENTE sale as a processor would report it (an account waiting for review may; a suspended one may not). The panel session opens it too (Nova cobrança's test charge)
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -29177,7 +29220,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's subscriptions, newest first (cursor pages; by customerId or status) */
+        /**
+         * The account's subscriptions, newest first (cursor pages; by customerId or status)
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: {
@@ -29386,7 +29432,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Subscribe a customer to a plan: by a saved card (or, without cardId, the card the customer gives on the billing page e-mailed to them), PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed) */
+        /**
+         * Subscribe a customer to a plan: by a saved card (or, without cardId, the card the customer gives on the billing page e-mailed to them), PIX (a charge e-mailed each period) or BOLETO (issued ahead and e-mailed)
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -29678,7 +29727,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One subscription; another account’s is not found */
+        /**
+         * One subscription; another account’s is not found
+         * @description Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -30141,7 +30193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel now, or at the current period’s end (atPeriodEnd) */
+        /**
+         * Cancel now, or at the current period’s end (atPeriodEnd)
+         * @description Roles: owner, admin, finance (issue charges and payment links, refund sales).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -31344,6 +31399,8 @@ export interface paths {
         /**
          * Cancel a PENDENTE PIX or BOLETO sale (its charge removed at the processor) or void an authorized card sale not captured (EM_PROCESSAMENTO): the sale CANCELADO
          * @description Any other status → 409 INVALID_STATUS (a paid sale is refunded instead; a card authorization held for a risk review is decided by the review). A charge the processor reports paid meanwhile is credited, not cancelled. The acquirer refusing the void → 502 PROCESSOR_ERROR, unreachable → 503 PROCESSOR_UNAVAILABLE. API keys (errors in shape D) or the panel session (shape A; another account’s sale: 404).
+         *
+         *     Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -31822,6 +31879,8 @@ export interface paths {
         /**
          * Refund a paid sale in full or in part (its money is held until the processor answers)
          * @description Without `amountCents`, refunds all that is left. Several partial refunds may follow each other up to what the payer paid; the sale becomes ESTORNADO when the last one is made. With an Idempotency-Key, a repeat answers the same refund (Idempotent-Replayed: true) and never makes a second one. API keys, errors in shape D (the panel's door is POST /api/sales/{id}/refund).
+         *
+         *     Roles: owner, admin, finance (issue charges and payment links, refund sales).
          */
         post: {
             parameters: {
@@ -32192,6 +32251,8 @@ export interface paths {
         /**
          * A sale's refunds, oldest first (each with its status: pending, succeeded or failed, and who paid it: allocation, feeReturnedCents)
          * @description API keys, errors in shape D (the panel's door is GET /api/sales/{id}/refunds).
+         *
+         *     Roles: owner, admin, finance, developer, viewer (balance, sales, withdrawals, statement and exports).
          */
         get: {
             parameters: {
@@ -32996,7 +33057,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's permanent webhooks */
+        /**
+         * The account's permanent webhooks
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -33129,7 +33193,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a permanent webhook (its secret is shown once) */
+        /**
+         * Create a permanent webhook (its secret is shown once)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -33309,7 +33376,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change a webhook's URL, events or status */
+        /**
+         * Change a webhook's URL, events or status
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -33492,7 +33562,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a webhook (its queued deliveries are not sent) */
+        /**
+         * Delete a webhook (its queued deliveries are not sent)
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -33643,7 +33716,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook's delivery log, newest first, with each attempt */
+        /**
+         * A webhook's delivery log, newest first, with each attempt
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         get: {
             parameters: {
                 query?: {
@@ -33816,7 +33892,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend every FAILED or SKIPPED delivery created in a time window */
+        /**
+         * Resend every FAILED or SKIPPED delivery created in a time window
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -33995,7 +34074,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** New signing secret; the old one keeps signing during the overlap */
+        /**
+         * New signing secret; the old one keeps signing during the overlap
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -34169,7 +34251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery health over the last hours */
+        /**
+         * Delivery health over the last hours
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         get: {
             parameters: {
                 query?: {
@@ -34332,7 +34417,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed webhook.test delivery to this webhook */
+        /**
+         * Send a signed webhook.test delivery to this webhook
+         * @description Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -34499,6 +34587,8 @@ export interface paths {
         /**
          * Send one delivery again (same event id, new timestamp)
          * @description Answers the delivery as queued again: `status` PENDING, while `statusCode`, `error` and `lastAttemptAt` still tell its last attempt until the new one is made (the delivery log then shows it, attempts + 1).
+         *
+         *     Roles: owner, admin, developer (API keys, the IP allow-list, webhooks and sandbox helpers).
          */
         post: {
             parameters: {

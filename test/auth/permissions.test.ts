@@ -78,6 +78,21 @@ describe('panel route permissions', () => {
     }
   });
 
+  it('a route a session opens beside a key names its permission in the document too', async () => {
+    const doc = await call<{ paths: Record<string, Record<string, Operation>> }>(
+      'GET',
+      `${server.url}/openapi.json`,
+    );
+    for (const [path, method] of [
+      ['/api/webhook', 'get'],
+      ['/api/webhook/{id}/deliveries', 'get'],
+    ] as const) {
+      const op = doc.body.paths[path]![method]!;
+      expect(op['x-permission'], `${method} ${path}`).toBe('integrations');
+      expect(op['x-roles']).toEqual(ROLES.filter((role) => may(role, 'integrations')));
+    }
+  });
+
   it('a role without the permission gets 403 FORBIDDEN (shape A) and nothing is written', async () => {
     const before = await fingerprint();
     let refused = 0;
