@@ -43,7 +43,9 @@ export function requireDeclaredPermissions(app: Http): void {
     const roles = permission === 'public' ? [] : rolesWith(permission);
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
+      // beside what the route's other doors noted (a key route's x-key-scope)
       app.openapiExtras.operations[`${method} ${route.url}`] = {
+        ...app.openapiExtras.operations[`${method} ${route.url}`],
         'x-permission': permission,
         'x-roles': roles,
       };
