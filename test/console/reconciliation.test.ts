@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { type SaleBody, saleInput } from '../sales/fixtures.js';
+import { pixCharge } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { createOperator, type TestOperator } from '../support/operators.js';
@@ -103,26 +103,13 @@ const statusOf = async (id: number) =>
 
 describe('reconciliation from the console', () => {
   it('a run asked for is run by the worker: the lost webhook credited, an unknown Pix kept, audited', async () => {
-    const sale = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
-      headers: merchant.keys,
-      body: saleInput({
-        amount: 4321,
-        items: [{ title: 'Curso', unitPrice: 4321, quantity: 1, tangible: false }],
-      }),
-    });
-    expect(sale.status, sale.text).toBe(201);
-    await psp.pay(sale.body.externalTransactionId, { times: 0 });
+    const sale = await pixCharge(server, merchant, 4321);
+    await psp.pay(sale.externalTransactionId, { times: 0 });
     const stray = await psp.receiveWithoutCharge(RECEIVER_KEY, 777);
-    expect(await statusOf(sale.body.id)).toBe('PENDENTE');
+    expect(await statusOf(sale.id)).toBe('PENDENTE');
     // a charge paid with another amount: a discrepancy naming its sale and whose it is
-    const other = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
-      headers: merchant.keys,
-      body: saleInput({
-        amount: 5000,
-        items: [{ title: 'Livro', unitPrice: 5000, quantity: 1, tangible: false }],
-      }),
-    });
-    const short = await psp.pay(other.body.externalTransactionId, { amountCents: 4999, times: 0 });
+    const other = await pixCharge(server, merchant, 5000);
+    const short = await psp.pay(other.externalTransactionId, { amountCents: 4999, times: 0 });
 
     const before = await runs(finance);
     expect(before.status).toBe(200);
@@ -135,7 +122,7 @@ describe('reconciliation from the console', () => {
     const run = await finished(asked.body.id);
     expect(run.creditedNow).toBe(1);
     expect(run.discrepancies).toBeGreaterThanOrEqual(2);
-    expect(await statusOf(sale.body.id)).toBe('PAGO');
+    expect(await statusOf(sale.id)).toBe('PAGO');
 
     // of one schedule: the frequent ones, 144 a day, would hide the others
     const manual = await call<{ data: Run[] }>(
@@ -172,7 +159,7 @@ describe('reconciliation from the console', () => {
     expect(open.body.data.find((d) => d.e2eid === short.endToEndId)).toMatchObject({
       kind: 'amount_mismatch',
       amount: 4999,
-      saleId: other.body.id,
+      saleId: other.id,
       accountId: merchant.accountId,
       accountName: merchant.name,
     });

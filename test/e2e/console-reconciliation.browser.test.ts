@@ -6,11 +6,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { type SaleBody, saleInput } from '../sales/fixtures.js';
+import { pixCharge } from '../sales/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
 import { launch, shot } from '../support/browser.js';
 import { createMerchant } from '../support/factories.js';
-import { call } from '../support/http.js';
 import { createOperator, signInToConsole, type TestOperator } from '../support/operators.js';
 import { RECEIVER_KEY, startReconcilingGateway } from '../support/psp.js';
 import type { TestServer } from '../support/server.js';
@@ -45,15 +44,8 @@ const day = (offset: number) =>
 describe('Conciliação in the console', () => {
   it('reconciles a period and resolves what did not match', async () => {
     const merchant = await createMerchant(server);
-    const sale = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
-      headers: merchant.keys,
-      body: saleInput({
-        amount: 4321,
-        items: [{ title: 'Curso', unitPrice: 4321, quantity: 1, tangible: false }],
-      }),
-    });
-    expect(sale.status, sale.text).toBe(201);
-    await psp.pay(sale.body.externalTransactionId, { times: 0 });
+    const sale = await pixCharge(server, merchant, 4321);
+    await psp.pay(sale.externalTransactionId, { times: 0 });
     await psp.receiveWithoutCharge(RECEIVER_KEY, 777);
 
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -90,7 +82,7 @@ describe('Conciliação in the console', () => {
     expect(
       (
         await server.runtime.platform.db.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [
-          sale.body.id,
+          sale.id,
         ])
       )[0]!.status,
     ).toBe('PAGO');

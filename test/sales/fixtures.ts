@@ -57,6 +57,20 @@ export async function sandboxSale(
   return res.body;
 }
 
+/** A PIX charge of `amount` cents through POST /api/transactions (its processor's, e.g. the local PSP's). */
+export async function pixCharge(
+  server: TestServer,
+  merchant: TestMerchant,
+  amount: number,
+): Promise<SaleBody> {
+  const res = await call<SaleBody>('POST', `${server.url}/api/transactions`, {
+    headers: merchant.keys,
+    body: saleInput({ amount, items: [{ title: 'Curso', unitPrice: amount, quantity: 1, tangible: false }] }),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
 export async function moveTo(
   server: TestServer,
   merchant: TestMerchant,

@@ -48,6 +48,15 @@ function detailText(detail: string): { text: string; english: boolean } {
   }
   return { text: detail, english: true };
 }
+/** A discrepancy's detail cell: in Portuguese where known, else as recorded and marked English. */
+function Detail({ text }: { text: string }) {
+  const said = detailText(text);
+  return (
+    <td class="text" lang={said.english ? 'en' : undefined}>
+      {said.text}
+    </td>
+  );
+}
 /** What "Resolver" suggests writing, by kind: returning the money where the payer is owed it. */
 const RESOLVE_HINT: Record<string, string> = {
   unknown_charge: 'por exemplo, o Pix devolvido ao pagador pelo PSP, ou acertado com a loja',
@@ -247,9 +256,7 @@ export function Reconciliation() {
                 {d.e2eid}
                 {d.txid && <span class="muted"> · txid {d.txid}</span>}
               </td>
-              <td class="text" lang={detailText(d.detail).english ? 'en' : undefined}>
-                {detailText(d.detail).text}
-              </td>
+              <Detail text={d.detail} />
               <td>
                 {d.resolvedAt ? (
                   <>
