@@ -145,7 +145,7 @@ export class PixApiClient {
       body: 'grant_type=client_credentials',
     }).catch((err: unknown) => {
       // no token, no call: whatever it was for was not sent
-      throw new PspError(`PSP token endpoint unreachable (${failureCode(err)})`, null, true);
+      throw new PspError(failureText(failureCode(err), 'PSP token endpoint unreachable'), null, true);
     });
     const json = (await res.body.json().catch(() => null)) as {
       access_token?: string;
@@ -164,11 +164,11 @@ export class PixApiClient {
 }
 
 /**
- * What a failed call says: a TLS certificate refused (ours or the PSP's: PIX_CERT, PIX_KEY, PIX_CA) is not the
+ * What a failed call (or token request) says: a TLS certificate refused (ours or the PSP's: PIX_CERT, PIX_KEY, PIX_CA) is not the
  * PSP down, and an operator reading it should look at the certificates, not at the network.
  */
-function failureText(code: string): string {
+function failureText(code: string, otherwise = 'PSP unreachable or too slow'): string {
   return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|TLS|SSL|ALERT/i.test(code)
     ? `TLS with the PSP failed (${code}): check PIX_CERT, PIX_KEY and PIX_CA against the PSP's`
-    : `PSP unreachable or too slow (${code})`;
+    : `${otherwise} (${code})`;
 }

@@ -116,3 +116,24 @@ describe('a PSP that accepts the connection and never answers the TLS handshake'
     }
   }, 30_000);
 });
+
+describe('a TLS failure with the PSP', () => {
+  it('is said as such, pointing at the certificates, not as the PSP unreachable', async () => {
+    // another local PSP's CA: this PSP's certificate is not one it signed
+    const other = new DevPsp();
+    await other.start();
+    const client = new PixApiClient({ ...settings, ca: other.certs.ca }, 5000);
+    try {
+      const failed = await client
+        .call('GET', '/pix/E99999999202611221200cccccccccccc')
+        .catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(PspError);
+      expect((failed as PspError).message).toMatch(
+        /^TLS with the PSP failed \(.+\): check PIX_CERT, PIX_KEY and PIX_CA/,
+      );
+    } finally {
+      await client.close();
+      await other.close();
+    }
+  });
+});
