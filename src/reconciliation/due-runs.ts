@@ -1,3 +1,4 @@
+import { PspError } from '../payment-standards/index.js';
 import { foundSince } from './discrepancies.data.js';
 import { type ReconcileDeps, type Report, runWindow } from './reconcile.js';
 import { claimRun, ensureRun, pruneRuns, releaseRun, startManualRun } from './runs.data.js';
@@ -33,7 +34,9 @@ export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number
   let done = 0;
   const failed: Error[] = [];
   // a run that fails is released for a minute and not taken again in this turn: the others are still tried (the
-  // PSP may refuse one window and answer the next; and one failing first must not starve those behind it)
+  // PSP may refuse one window and answer the next; and one failing first must not starve those behind it). A PSP
+  // that gave no answer at all (down, unreachable, TLS refused) ends the turn: the others would only wait for it
+  // too, and the next turn's first run finds out when it is back, the others following in that turn.
   for (let run = await claimRun(deps.db); run; run = await claimRun(deps.db)) {
     const started = await databaseNow(deps.db);
     try {
@@ -61,6 +64,7 @@ export async function runPending(deps: ReconcileDeps, log: Logs): Promise<number
           { cause: err },
         ),
       );
+      if (err instanceof PspError && err.status === null) break;
     }
   }
   if (failed.length === 1) throw failed[0];

@@ -226,6 +226,34 @@ describe('reconciliation with the PSP (GET /pix against the local PSP)', () => {
     expect(rows[0]!.last_error).toMatch(/503/);
   });
 
+  it('a PSP that cannot be reached ends the turn at its first run: the others wait for it, untouched', async () => {
+    await db().query(`UPDATE reconciliation_runs SET finished_at = now() WHERE finished_at IS NULL`);
+    const { from, to } = window();
+    const first = await requestManualRun(db(), from, to, 'test');
+    const second = await requestManualRun(db(), new Date(from.getTime() - 1000), to, 'test');
+    // nothing listens there: the token is never asked for
+    const down = new PixApiClient({
+      ...server.runtime.platform.config.bcb!,
+      oauthUrl: 'https://127.0.0.1:1/oauth/token',
+    });
+    try {
+      await expect(runPending({ ...deps, client: down }, quiet)).rejects.toThrow(`run ${first} (manual,`);
+    } finally {
+      await down.close();
+    }
+    const rows = await db().query<{ id: string; finished: boolean; last_error: string | null }>(
+      'SELECT id, finished_at IS NOT NULL AS finished, last_error FROM reconciliation_runs WHERE id = ANY($1::bigint[]) ORDER BY id',
+      [[first, second]],
+    );
+    expect(rows.map((r) => [Number(r.id), r.finished, r.last_error !== null])).toEqual([
+      [first, false, true],
+      [second, false, false],
+    ]);
+    // back: one turn runs both
+    await db().query('UPDATE reconciliation_runs SET leased_until = NULL WHERE id = $1', [first]);
+    expect(await runPending(deps, quiet)).toBe(2);
+  });
+
   it('a run that dies between pages is resumed by a worker at the next page, crediting each Pix once', async () => {
     const sales = [];
     for (let i = 0; i < 4; i++) sales.push(await charge(2000 + i));
