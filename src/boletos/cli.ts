@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, UsageError } from '../platform/cli/command.js';
 import { isRealDate, REAL_DATE_RULE } from '../platform/time/calendar.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { BoletoInputError } from './errors.js';
 
 // each command loads the module's code when it runs: the CLI's help and usage load no more than this file
@@ -32,7 +33,7 @@ export const boletoCommands: Command[] = [
       ]);
       let liquidacoes: ReturnType<typeof parseRetorno>;
       try {
-        liquidacoes = parseRetorno(content, config.boleto.bank);
+        liquidacoes = parseRetorno(content, config.boleto.bank, toSaoPaulo(new Date()).slice(0, 10));
       } catch (err) {
         if (err instanceof BoletoInputError)
           throw new Error(`${file} refused, nothing imported: ${err.message}`);

@@ -39,10 +39,11 @@ const LIQUIDACAO = new Set(['06', '17']);
 
 /**
  * Reads a CNAB 240 return file. Anything malformed (a record not 240 characters long, another bank, a file that is
- * not a return, a T without its U, counts in the trailers that disagree with the records) refuses the whole file:
- * a file is imported whole or not at all.
+ * not a return, a T without its U, counts in the trailers that disagree with the records, a payment dated after
+ * `today`, the São Paulo day of the import: a bank reports payments made) refuses the whole file: a file is
+ * imported whole or not at all.
  */
-export function parseRetorno(content: string, bank: string): Liquidacao[] {
+export function parseRetorno(content: string, bank: string, today: string): Liquidacao[] {
   const records = content.replace(/\r?\n$/, '').split(/\r?\n/);
   const fail = (n: number, why: string): never => {
     throw new BoletoInputError(`line ${n}: ${why}`);
@@ -93,6 +94,11 @@ export function parseRetorno(content: string, bank: string): Liquidacao[] {
       const paidOn = cnabDate(cut(u, 138, 145));
       if (!/^\d{15}$/.test(paid)) fail(i + 1, 'the paid amount (78–92) is not 15 digits');
       if (!paidOn) fail(i + 1, 'the date of the payment (138–145) is not a date DDMMAAAA');
+      if (paidOn! > today)
+        fail(
+          i + 1,
+          `the payment is dated ${paidOn}, after today (${today}): a return file reports payments made`,
+        );
       found.push({
         nossoNumero: nosso.padStart(11, '0').slice(-11),
         paidCents: Number(paid),

@@ -13,7 +13,16 @@ import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { retornoFile } from './cnab-files.js';
-import { type BoletoSaleBody, boletoInput, DUE, nextSaturday, spDay } from './fixtures.js';
+import {
+  type BoletoSaleBody,
+  backdate,
+  boletoInput,
+  DUE,
+  lastSaturday,
+  nextSaturday,
+  pastDue,
+  spDay,
+} from './fixtures.js';
 
 let server: TestServer;
 let merchant: TestMerchant;
@@ -59,14 +68,16 @@ async function importFile(name: string, content: string) {
 describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
   it('credits each liquidação once by nosso número; repeats, unknown numbers and wrong amounts credit nothing', async () => {
     const [a, b, c] = [await issue(), await issue(), await issue()];
+    const due = pastDue(5);
+    await backdate(db(), b.id, due);
     const before = await getBalance(db(), merchant.accountId);
     const file = retornoFile(settings(), [
-      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
-      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000 + 200 + 17, paidOn: addDays(DUE(), 5) }, // 5 days late
-      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) }, // the liquidação repeated
-      { nossoNumero: '99999999999', paidCents: 10000, paidOn: spDay(1) },
-      { nossoNumero: c.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(1) }, // not what is due
-      { nossoNumero: c.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1), movement: '02' }, // not a liquidação
+      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) },
+      { nossoNumero: b.boleto.nossoNumero, paidCents: 10000 + 200 + 17, paidOn: addDays(due, 5) }, // 5 days late
+      { nossoNumero: a.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) }, // the liquidação repeated
+      { nossoNumero: '99999999999', paidCents: 10000, paidOn: spDay(0) },
+      { nossoNumero: c.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(0) }, // not what is due
+      { nossoNumero: c.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0), movement: '02' }, // not a liquidação
     ]);
     const first = await importFile('retorno-1.ret', file);
     expect(first.code, first.stderr).toBe(0);
@@ -93,8 +104,9 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
   });
 
   it('a boleto due on a Saturday paid at the bank on Monday at its face value is credited', async () => {
-    const saturday = nextSaturday();
-    const sale = await issue({ dueDate: saturday, daysAfterDue: 0 });
+    const sale = await issue({ dueDate: nextSaturday(), daysAfterDue: 0 });
+    const saturday = lastSaturday();
+    await backdate(db(), sale.id, saturday);
     const file = retornoFile(settings(), [
       { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: addDays(saturday, 2) },
     ]);
@@ -129,6 +141,23 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect(res.json.error.message).toMatch(why);
     expect(res.json.error.message).toMatch(/nothing imported/);
     expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+  });
+
+  it('refuses a file with a payment dated after today whole: a bank reports payments made', async () => {
+    const [sale, other] = [await issue(), await issue()];
+    const file = retornoFile(settings(), [
+      { nossoNumero: other.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+    ]);
+    const res = await importFile('tomorrow.ret', file);
+    expect(res.code).toBe(1);
+    expect(res.json.error.message).toMatch(
+      new RegExp(
+        `nothing imported: line \\d+: the payment is dated ${spDay(1)}, after today \\(${spDay(0)}\\)`,
+      ),
+    );
+    expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+    expect((await statusOf(other.id)).status).toBe('PENDENTE');
   });
 
   it('a file that cannot be read fails the import (exit 1); no file named is bad usage (exit 2), said once', async () => {
@@ -229,7 +258,7 @@ describe('a boleto paid twice', () => {
     expect((await moveTo(server, merchant, sale.id, 'PAGO')).status).toBe(200);
     const balance = await getBalance(db(), merchant.accountId);
     const file = retornoFile(settings(), [
-      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) },
     ]);
     expect((await importFile('twice-1.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
     expect((await importFile('twice-2.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
@@ -243,14 +272,15 @@ describe('a boleto paid twice', () => {
 
   it('paid by barcode, then a second liquidação in a later file: credits nothing, one duplicate_payment however often imported', async () => {
     const sale = await issue();
+    await backdate(db(), sale.id, addDays(DUE(), -1)); // issued yesterday
     const first = retornoFile(settings(), [
-      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(-1) },
     ]);
     expect((await importFile('paid-1.ret', first)).json).toMatchObject({ credited: 1 });
     const balance = await getBalance(db(), merchant.accountId);
     const later = retornoFile(
       settings(),
-      [{ nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(2) }],
+      [{ nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) }],
       '2026-11-26',
     );
     expect((await importFile('paid-2.ret', later)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
@@ -265,7 +295,7 @@ describe('a boleto paid twice', () => {
       {
         kind: 'duplicate_payment',
         amount: 10000,
-        detail: `boleto ${sale.boleto.nossoNumero} paid again (by barcode on ${spDay(2)}): not credited`,
+        detail: `boleto ${sale.boleto.nossoNumero} paid again (by barcode on ${spDay(0)}): not credited`,
       },
     ]);
     expect((await eventsOf(server, 'sale', sale.id)).map((e) => e.event_type)).toEqual([
@@ -277,7 +307,7 @@ describe('a boleto paid twice', () => {
   it('the same liquidação reported again (a file imported twice) is no discrepancy', async () => {
     const sale = await issue();
     const file = retornoFile(settings(), [
-      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) },
     ]);
     expect((await importFile('once-1.ret', file)).json).toMatchObject({ credited: 1 });
     expect((await importFile('once-2.ret', file)).json).toMatchObject({ credited: 0, alreadyPaid: 1 });
@@ -303,7 +333,7 @@ describe('money the bank received that credits nothing', () => {
     expect(cancel.status, cancel.text).toBe(200);
     const balance = await getBalance(db(), merchant.accountId);
     const file = retornoFile(settings(), [
-      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(1) },
+      { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) },
     ]);
     const report = { lines: 1, credited: 0, alreadyPaid: 0, unknown: 0, rejected: 1 };
     const counted = async () => {
@@ -328,8 +358,8 @@ describe('money the bank received that credits nothing', () => {
         kind: 'closed_charge_paid',
         txid: sale.externalTransactionId,
         amount: 10000,
-        detail: `boleto ${sale.boleto.nossoNumero} of sale ${sale.uuid} is CANCELADO, paid by barcode on ${spDay(1)}: not credited`,
-        e2eid: `cnab:${sale.boleto.nossoNumero}:${spDay(1)}:10000`,
+        detail: `boleto ${sale.boleto.nossoNumero} of sale ${sale.uuid} is CANCELADO, paid by barcode on ${spDay(0)}: not credited`,
+        e2eid: `cnab:${sale.boleto.nossoNumero}:${spDay(0)}:10000`,
       },
     ]);
     // the operator's list names it, as the other kinds
@@ -346,10 +376,11 @@ describe('money the bank received that credits nothing', () => {
 
   it('a wrong amount, a payment past the last day and an unknown nosso número are each a discrepancy', async () => {
     const [short, late] = [await issue(), await issue({ daysAfterDue: 1 })];
+    await backdate(db(), late.id, pastDue(10)); // its last day to be paid is a week gone
     const file = retornoFile(settings(), [
-      { nossoNumero: short.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(1) },
-      { nossoNumero: late.boleto.nossoNumero, paidCents: 10500, paidOn: spDay(30) },
-      { nossoNumero: '88888888888', paidCents: 4321, paidOn: spDay(1) },
+      { nossoNumero: short.boleto.nossoNumero, paidCents: 9000, paidOn: spDay(0) },
+      { nossoNumero: late.boleto.nossoNumero, paidCents: 10500, paidOn: spDay(0) },
+      { nossoNumero: '88888888888', paidCents: 4321, paidOn: spDay(0) },
     ]);
     expect((await importFile('owed.ret', file)).json).toEqual({
       lines: 3,
@@ -365,7 +396,7 @@ describe('money the bank received that credits nothing', () => {
     const [lateFound] = await discrepancies('txid = $1', late.externalTransactionId);
     expect(lateFound).toMatchObject({ kind: 'amount_mismatch', amount: 10500 });
     expect(lateFound!.detail).toMatch(/after its last day to be paid/);
-    expect(await discrepancies('e2eid = $1', `cnab:88888888888:${spDay(1)}:4321`)).toEqual([
+    expect(await discrepancies('e2eid = $1', `cnab:88888888888:${spDay(0)}:4321`)).toEqual([
       expect.objectContaining({ kind: 'unknown_charge', txid: null, amount: 4321 }),
     ]);
   });

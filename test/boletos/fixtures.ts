@@ -1,4 +1,5 @@
 import { nextBusinessDay } from '../../src/payment-standards/business-days.js';
+import type { Queryable } from '../../src/platform/db/db.js';
 import { addDays } from '../../src/platform/time/calendar.js';
 import { toSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { CUSTOMER, type SaleBody } from '../sales/fixtures.js';
@@ -57,6 +58,36 @@ export function nextSaturday(): string {
   let day = spDay(2);
   while (new Date(`${day}T00:00:00Z`).getUTCDay() !== 6 || nextBusinessDay(day) !== addDays(day, 2)) {
     day = addDays(day, 1);
+  }
+  return day;
+}
+
+/**
+ * Moves an issued boleto's due date back to `dueDate`, its discount's last day and its issue by as many days, as if
+ * it had been issued that long ago: a return file reports payments made, so a payment late, or on the Monday after
+ * a Saturday due date, is tested on a boleto whose due date has passed (the gateway issues none so).
+ */
+export async function backdate(db: Queryable, saleId: number, dueDate: string): Promise<void> {
+  await db.query(
+    `UPDATE boletos SET discount_until = discount_until - (due_date - $2::date),
+            created_at = created_at - (due_date - $2::date) * interval '1 day', due_date = $2::date
+      WHERE sale_id = $1`,
+    [saleId, dueDate],
+  );
+}
+
+/** A business day at least `daysLate` days ago: a boleto due then and paid `daysLate` days after is paid by today. */
+export function pastDue(daysLate: number): string {
+  let day = spDay(-daysLate);
+  while (nextBusinessDay(day) !== day) day = addDays(day, -1);
+  return day;
+}
+
+/** The latest Saturday whose next business day is the Monday after it, that Monday today or before. */
+export function lastSaturday(): string {
+  let day = spDay(-2);
+  while (new Date(`${day}T00:00:00Z`).getUTCDay() !== 6 || nextBusinessDay(day) !== addDays(day, 2)) {
+    day = addDays(day, -1);
   }
   return day;
 }
