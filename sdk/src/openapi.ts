@@ -25137,8 +25137,8 @@ export interface paths {
                          *         "allocation": [
                          *           {
                          *             "party": "platform",
-                         *             "amountCents": 5860,
-                         *             "fromReceivableCents": 5860,
+                         *             "amountCents": 1860,
+                         *             "fromReceivableCents": 1860,
                          *             "fromAvailableCents": 0
                          *           }
                          *         ],
@@ -32283,8 +32283,8 @@ export interface paths {
                          *         "allocation": [
                          *           {
                          *             "party": "platform",
-                         *             "amountCents": 5860,
-                         *             "fromReceivableCents": 5860,
+                         *             "amountCents": 1860,
+                         *             "fromReceivableCents": 1860,
                          *             "fromAvailableCents": 0
                          *           }
                          *         ],
@@ -38718,7 +38718,7 @@ export interface components {
             allocation: {
                 /**
                  * @description What this party paid of the refund
-                 * @example 5860
+                 * @example 1860
                  */
                 amountCents: number;
                 /**
@@ -38728,7 +38728,7 @@ export interface components {
                 fromAvailableCents: number;
                 /**
                  * @description Taken from the sale's card installments not yet paid out (the last ones first)
-                 * @example 5860
+                 * @example 1860
                  */
                 fromReceivableCents: number;
                 /**

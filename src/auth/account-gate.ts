@@ -3,9 +3,11 @@ import type { CachedAccount } from './auth-cache.js';
 
 /**
  * What a route moves (`config.moves`): charges and cashouts open only while the account is active, and so does a
- * card's tokenization (`card-token`: a card handed to the acquirer for a charge the account could not open).
+ * card's tokenization (`card-token`: a card handed to the acquirer for a charge the account could not open). A
+ * sandbox sale (`sandbox-charge`) is open to an account waiting for review too (it tries its integration before
+ * approval), never to a suspended one: its standing is checked first, as any charge's.
  */
-export type MoneyMove = 'charge' | 'cashout' | 'card-token';
+export type MoneyMove = 'charge' | 'cashout' | 'card-token' | 'sandbox-charge';
 
 export const closedAccount = () => unauthorized('This account is closed');
 
@@ -18,6 +20,7 @@ export function accountRefusal(account: CachedAccount | null, move: MoneyMove | 
   if (move === undefined || account.status === 'active') return null;
   const what = move === 'cashout' ? 'cashouts' : 'charges';
   if (account.status === 'pending_review') {
+    if (move === 'sandbox-charge') return null;
     return new AppError(
       'ACCOUNT_NOT_ACTIVE',
       `This account is waiting for review: ${what} open once it is approved (the panel's Cadastro page says which documents are missing)`,

@@ -106,9 +106,20 @@ export class PublicCards {
     return this.optionsFor(target.accountId, target.amount, target.maxInstallments);
   }
 
-  async tokenize(page: PayerPage, card: PayerCardInput, ip: string): Promise<PayerCardToken> {
+  /**
+   * The payer's card tokenized for the page's account. `countAttempt` counts it against the card-testing limits
+   * once the page is found open and its account may charge (the one admission's order): a page that takes no
+   * payment refuses a card without spending that card's attempts.
+   */
+  async tokenize(
+    page: PayerPage,
+    card: PayerCardInput,
+    ip: string,
+    countAttempt: () => Promise<void>,
+  ): Promise<PayerCardToken> {
     const cards = this.available();
     const target = await this.target(page, undefined, true);
+    await countAttempt();
     return cards.tokenize(target.accountId, card, ip);
   }
 

@@ -92,9 +92,11 @@ export function registerCardPayerRoutes(
         },
       },
       async (request, reply) => {
-        if (cardAttempt) await cardAttempt(request, reply, (request.body as PayerCardInput).number);
+        const card = request.body as PayerCardInput;
         const token = await mapCheckoutErrors(() =>
-          cards.tokenize(side.page(request), request.body as PayerCardInput, request.ip),
+          cards.tokenize(side.page(request), card, request.ip, async () => {
+            if (cardAttempt) await cardAttempt(request, reply, card.number);
+          }),
         );
         return reply.code(201).send(token);
       },

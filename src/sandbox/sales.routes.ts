@@ -42,12 +42,13 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     '/api/sandbox/sales',
     {
       // open to an account waiting for review (it tries its integration, or the panel's test charge); refused
-      // to a suspended one. Two doors: the API key, and the panel session with the permission to issue charges
+      // to a suspended one, before the key's scope and the body (the one admission's order). Two doors: the API
+      // key, and the panel session with the permission to issue charges
       config: {
         errorShape: 'envelope',
         keyScope: 'charges',
         permission: 'sales.create',
-        errors: ['ACCOUNT_NOT_ACTIVE', 'ACCOUNT_SUSPENDED'],
+        moves: 'sandbox-charge',
       },
       onRequest: apiKeyOrSession(deps.apiKey, deps.requireSession),
       schema: {

@@ -107,8 +107,9 @@ export async function billingPageRoutes(
       },
     },
     async (request, reply) => {
-      if (deps.cardAttempt) await deps.cardAttempt(request, reply, request.body.number);
-      return deps.page.changeCard(request.params.token, request.body, request.ip);
+      return deps.page.changeCard(request.params.token, request.body, request.ip, async () => {
+        if (deps.cardAttempt) await deps.cardAttempt(request, reply, request.body.number);
+      });
     },
   );
 

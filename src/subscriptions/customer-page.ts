@@ -81,7 +81,16 @@ export class CustomerPage {
     return this.viewOf(await this.find(token));
   }
 
-  async changeCard(token: string, card: CardIn, ip: string): Promise<BillingView> {
+  /**
+   * The customer's new card, saved and charged for what is due. `countAttempt` counts it against the card-testing
+   * limits once the subscription and its account are found able to take it: a refused page spends none.
+   */
+  async changeCard(
+    token: string,
+    card: CardIn,
+    ip: string,
+    countAttempt: () => Promise<void>,
+  ): Promise<BillingView> {
     const sub = await this.find(token);
     if (sub.payment_method !== 'CREDIT_CARD') throw validation('this subscription is not paid by card');
     if (isFinal(sub.status)) throw new AppError('INVALID_STATUS', `this subscription is ${sub.status}`);
@@ -90,6 +99,7 @@ export class CustomerPage {
     const refused = accountRefusal(await accountStanding(this.db, sub.account_id), 'charge');
     if (refused) throw refused;
     if (!this.tokenize) throw new AppError('PROCESSOR_UNAVAILABLE', 'card payments are not available');
+    await countAttempt();
     const { token: cardToken } = await this.tokenize(sub.account_id, card, ip);
     const due = await this.db.tx(async (tx) => {
       const locked = (await lockSubscription(tx, sub.id))!;

@@ -41,10 +41,10 @@ export const SaleRefund = Type.Object(
           description: '"platform" (the account), or the id of the split recipient who paid this part',
           examples: ['platform'],
         }),
-        amountCents: Type.Integer({ description: 'What this party paid of the refund', examples: [5860] }),
+        amountCents: Type.Integer({ description: 'What this party paid of the refund', examples: [1860] }),
         fromReceivableCents: Type.Integer({
           description: "Taken from the sale's card installments not yet paid out (the last ones first)",
-          examples: [5860],
+          examples: [1860],
         }),
         fromAvailableCents: Type.Integer({
           description: 'Taken from the available balance (the platform’s held reserve first)',

@@ -179,6 +179,19 @@ describe('account statuses', () => {
       else {
         expect(sandbox.status).toBe(403);
         expect(sandbox.body.error.code).toBe('ACCOUNT_SUSPENDED');
+        // in the admission's order: the standing before the key's scope and before the body
+        for (const [headers, body] of [
+          [readKeys, saleInput()],
+          [m.keys, {}],
+          [m.panel, {}],
+        ] as const) {
+          const early = await call<{ error: { code: string } }>('POST', `${server.url}/api/sandbox/sales`, {
+            headers,
+            body,
+          });
+          expect(early.status, early.text).toBe(403);
+          expect(early.body.error.code).toBe('ACCOUNT_SUSPENDED');
+        }
       }
     });
   }

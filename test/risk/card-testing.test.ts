@@ -193,3 +193,33 @@ describe('a card-testing attack', () => {
     expect(audit!.n).toBe(2); // the two that resumed; the refused ones are not changes
   });
 });
+
+describe('a page that takes no payments', () => {
+  it("refuses a card (410) without spending the card's attempts: the shop is checked before the card is counted", async () => {
+    const closedShop = await shop('Loja suspensa');
+    const honest = await shop('Loja aberta');
+    const risk = await createOperator(server, 'risk');
+    const suspend = await call(
+      'POST',
+      `${server.url}/api/ops/accounts/${closedShop.merchant.accountId}/suspend`,
+      {
+        headers: risk.ops,
+        body: { reason: 'análise' },
+      },
+    );
+    expect(suspend.status, suspend.text).toBe(200);
+    const card = cardEnding('1');
+    const from = { 'x-forwarded-for': '203.0.113.77' };
+    // more tries than the card's five an hour, on the suspended shop's page
+    for (let i = 0; i < 7; i++) {
+      const res = await call<{ error?: string }>('POST', `${closedShop.base}/card-token`, {
+        headers: from,
+        body: cardBody(card),
+      });
+      expect(res.status, res.text).toBe(410);
+    }
+    // the same card, from the same address, at a shop that takes payments: tokenized
+    const token = await call('POST', `${honest.base}/card-token`, { headers: from, body: cardBody(card) });
+    expect(token.status, token.text).toBe(201);
+  });
+});

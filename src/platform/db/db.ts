@@ -251,12 +251,14 @@ class PostgresDb implements Db {
   ): Promise<T> {
     const client = await this.pool.connect();
     let failure: unknown;
+    // a simple query may hold several statements: BEGIN travels with the transaction's first statement when
+    // that one is a simple query too (no parameters), else alone; until it is sent there is nothing to roll back
+    // (a ROLLBACK outside a transaction is a WARNING in the server's log for every body that failed early)
+    let opening: string | null = options.generic
+      ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
+      : 'BEGIN';
+    let ended = false;
     try {
-      // a simple query may hold several statements: BEGIN travels with the transaction's first statement
-      // when that one is a simple query too (no parameters), else alone
-      let opening: string | null = options.generic
-        ? 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
-        : 'BEGIN';
       const committed: (() => void)[] = [];
       const q: Queryable = {
         afterCommit: (fn) => committed.push(fn),
@@ -274,7 +276,10 @@ class PostgresDb implements Db {
       const [result, last] = await fn(q);
       // the newline first: a trailing comment in `last` cannot swallow the separator
       const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
-      const done: unknown = await client.query(opening !== null ? `${opening};\n${closing}` : closing);
+      const ending = opening !== null ? `${opening};\n${closing}` : closing;
+      opening = null;
+      const done: unknown = await client.query(ending);
+      ended = true; // committed, or rolled back by the server: either way no transaction is left open
       // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not an error: a body that caught a
       // statement's error and went on must not be reported (or counted) as committed
       const tag = (Array.isArray(done) ? done[done.length - 1] : done) as { command?: string } | undefined;
@@ -284,7 +289,8 @@ class PostgresDb implements Db {
       return result;
     } catch (err) {
       failure = err;
-      if (!isDatabaseUnavailable(err)) await client.query('ROLLBACK').catch(() => undefined);
+      if (opening === null && !ended && !isDatabaseUnavailable(err))
+        await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
       // a connection lost (or to a server that can no longer write) is not handed to the next caller

@@ -381,6 +381,13 @@ function exampleMessage(code: ErrorCode, family: string, route: DocumentedRoute)
     // a key's scope refused: reads need "read", anything else "full" unless the route says (auth's rule)
     return `This API key's scope is "read"; ${route.method} ${route.url.replace(/:(\w+)/g, '{$1}')} needs a "${route.keyScope ?? 'full'}" key`;
   }
+  // a refund's refusals name what is left of the sale and the party whose balance cannot pay (sales/refunds)
+  if (route.url.endsWith('/refund')) {
+    if (code === 'MAXIMUM_VALUE') return 'At most 4000 cents of this sale are left to refund';
+    if (code === 'INSUFFICIENT_BALANCE') {
+      return 'Recipient 12 (Loja da Ana Ltda) lacks 1500 cents of available balance for this refund: it needs 5860 cents and has 4360';
+    }
+  }
   return ERROR_MEANINGS[code].example;
 }
 

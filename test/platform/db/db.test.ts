@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../../src/platform/db/db.js';
 import { type EmbeddedServer, startEmbedded } from '../../support/embedded.js';
@@ -118,5 +120,42 @@ describe('transactions and what runs after their commit', () => {
         throw new Error('a counter failed');
       });
     });
+  });
+});
+
+describe('a transaction that ends early', () => {
+  it('rolls back only what it began: no ROLLBACK outside a transaction, no WARNING in the server log', async () => {
+    const db = onEmbedded;
+    const [{ dir }] = await db.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir");
+    const log = path.join(path.dirname(dir), 'postgres.log');
+    const warnings = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('there is no transaction in progress')).length;
+    const before = warnings();
+    await db.query('CREATE TABLE IF NOT EXISTS early_probe (n int)');
+    // refused before its first statement (an unknown id, a bad input): nothing was begun
+    await expect(
+      db.tx(async () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    // its first statement failed: the BEGIN was sent, the ROLLBACK is due
+    await expect(
+      db.tx(async (tx) => {
+        await tx.query('SELECT $1::uuid', ['abc']);
+      }),
+    ).rejects.toThrow(/uuid/);
+    // a statement failed and the body went on: the server rolled back at COMMIT, nothing more is sent
+    await expect(
+      db.tx(async (tx) => {
+        await tx.query('INSERT INTO early_probe (n) VALUES (1)');
+        await tx.query('SELECT 1/0').catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    // the connection is as good as new
+    expect(await db.tx((tx) => tx.query('SELECT count(*)::int AS n FROM early_probe'))).toEqual([{ n: 0 }]);
+    await db.query('SELECT pg_sleep(0.2)'); // the server's log is written by its own process
+    expect(warnings()).toBe(before);
   });
 });
