@@ -377,7 +377,7 @@ class SaleRefund(TypedDict):
     # The part of the gateway’s fee this refund gives back (0 when none)
     feeReturnedCents: int
     id: str
-    # Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
+    # Why it was made, when the gateway did not ask for it: a devolução made at the PSP, a dispute lost
     reason: Optional[str]
     # pending until the processor answers; succeeded once made; failed when not made
     status: SaleRefundStatus

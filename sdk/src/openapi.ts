@@ -38756,7 +38756,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)
+             * @description Why it was made, when the gateway did not ask for it: a devolução made at the PSP, a dispute lost
              * @example null
              */
             reason: string | null;

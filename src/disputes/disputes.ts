@@ -87,6 +87,14 @@ function merged(parts: HeldPart[]): HeldPart[] {
   return [...byParty.values()];
 }
 
+/** Why a dispute lost returned money to the payer, as its refund's `reason` says it. */
+function lostReason(dispute: DisputeRow, status: 'lost' | 'accepted'): string {
+  const what = dispute.kind === 'med' ? 'MED' : 'chargeback';
+  return status === 'accepted'
+    ? `The ${what} ${dispute.uuid} was accepted by the merchant: returned to the payer`
+    : `The ${what} ${dispute.uuid} was lost: returned to the payer`;
+}
+
 /**
  * Who bears a dispute's amount beyond the net (the sale's fee, which a dispute does not give back), decided at
  * its opening: the parties that answer for the sale, as they bear the rest of it (decisions.md, "Split
@@ -434,7 +442,10 @@ export class Disputes {
     if (status !== 'won' && amount < now.disputable) {
       // lost in part: the sale takes the part lost as refunded (its share of the net, from the liable parties'
       // blocked) and goes back to PAGO, freeing the rest; the liable parties pay the fee on the part lost
-      const { netTaken } = await loseDisputedPart(tx, this.queue, Number(dispute.sale_id), amount);
+      const { netTaken } = await loseDisputedPart(tx, this.queue, Number(dispute.sale_id), amount, {
+        fee: (cents) => feeTakenBy(accountId, fee, cents),
+        reason: lostReason(dispute, status),
+      });
       postings = [
         ...reverted,
         { target: { system: 'processor' }, amount: amount - netTaken },
@@ -445,7 +456,11 @@ export class Disputes {
       postings = reverted;
     } else if (dispute.kind === 'med') {
       // the sale's transition takes what its dispute status held (now.heldNet) out of blocked to the payer
-      await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO');
+      await moveDisputedSale(tx, this.queue, Number(dispute.sale_id), 'ESTORNADO', {
+        amount,
+        fee: feeTakenBy(accountId, fee, amount - now.heldNet),
+        reason: lostReason(dispute, status),
+      });
       postings = [
         ...reverted,
         { target: { system: 'processor' }, amount: amount - now.heldNet },

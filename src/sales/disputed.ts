@@ -6,7 +6,7 @@ import type { Queue } from '../platform/jobs/queue.js';
 import { findSaleRow } from './charges.data.js';
 import { lockSale } from './data.js';
 import { pendingAmount, setSaleRefunds } from './refunds/refunds.data.js';
-import { shareOf } from './refunds/refunds.js';
+import { netPartsOf, recordDisputeLoss, shareOf } from './refunds/refunds.js';
 import {
   disputeClaims,
   ledgerEffect,
@@ -95,12 +95,21 @@ export async function moveDisputedSale(
   queue: Queue,
   saleId: number,
   to: SaleStatus,
+  /**
+   * A MED lost for all that was left (to ESTORNADO): recorded as a refund made (recordDisputeLoss), its parties'
+   * shares of the net those the dispute held, and `fee` each one's part of the fee on it; its sale.refunded tells it.
+   */
+  lost?: { amount: number; fee: { holder: Holder; amount: number }[]; reason: string },
 ): Promise<{ sale: DisputedSale; tookFromAvailable: number }> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
   if (!isDispute(to) && !isDispute(before.status)) throw refusal(before.status, to);
   const effect = before.status === to ? null : ledgerEffect(moneyOf(before), before.status, to);
-  const { sale } = await moveSale(tx, queue, saleId, to);
+  const refund =
+    lost && to === 'ESTORNADO' && before.status !== to
+      ? await recordDisputeLoss(tx, before, { ...lost, net: disputedSale(before, 0).heldParts })
+      : undefined;
+  const { sale } = await moveSale(tx, queue, saleId, to, refund);
   // every party's available (a split sale's recipients too): the rest of the disputed amount is the platform's
   const onAvailable = (effect?.postings ?? [])
     .filter((p) => !('system' in p.target) && p.target.bucket === 'available')
@@ -120,6 +129,8 @@ export async function loseDisputedPart(
   queue: Queue,
   saleId: number,
   amount: number,
+  /** Who pays the fee on the part lost (a lost dispute gives none back), for its refund's record; and why. */
+  loss: { fee: (cents: number) => { holder: Holder; amount: number }[]; reason: string },
 ): Promise<{ netTaken: number }> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
@@ -133,11 +144,17 @@ export async function loseDisputedPart(
   if (effect) {
     await postEntry(tx, { kind: effect.kind, refType: 'sale', refId: saleId, postings: effect.postings });
   }
+  const refund = await recordDisputeLoss(tx, before, {
+    amount,
+    net: netPartsOf(before, netTaken),
+    fee: loss.fee(amount - netTaken),
+    reason: loss.reason,
+  });
   const recorded = await setSaleRefunds(tx, saleId, {
     refundedAmount: before.refunded_amount + amount,
     refundedNet: after.refundedNet,
     pendingNet: before.refund_pending_net,
   });
-  await applyMoves(tx, queue, [{ before: recorded, to: 'PAGO', lostInPart: true }]);
+  await applyMoves(tx, queue, [{ before: recorded, to: 'PAGO', lostInPart: true, refund }]);
   return { netTaken };
 }

@@ -30,7 +30,7 @@ export const SaleRefund = Type.Object(
     }),
     reason: Type.Union([Type.String(), Type.Null()], {
       description:
-        'Why it was made, when the gateway knows (a devolução made at the PSP without the gateway asking)',
+        'Why it was made, when the gateway did not ask for it: a devolução made at the PSP, a dispute lost',
       examples: [null],
     }),
     createdAt: Iso('2026-11-25T14:02:10.441Z'),

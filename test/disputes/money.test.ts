@@ -305,11 +305,26 @@ describe('the outcome', () => {
       'sale.chargeback',
       'sale.refunded',
     ]);
+    // its refund is the devolução of the part: the merchant paid all of it, 3880 of the net and 120 of fee
     expect(JSON.parse(events[3]!.webhook_body)).toMatchObject({
       status: 'PAGO',
       refundedAmount: '4000',
-      refund: null,
+      refund: {
+        amountCents: 4000,
+        status: 'succeeded',
+        reason: `The MED ${opened.id} was lost: returned to the payer`,
+        allocation: [
+          { party: 'platform', amountCents: 4000, fromReceivableCents: 0, fromAvailableCents: 4000 },
+        ],
+        feeReturnedCents: 0,
+      },
     });
+    const refunds = await call<{ amountCents: number; reason: string | null }[]>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}/refunds`,
+      { headers: m.keys },
+    );
+    expect(refunds.body.map((r) => r.amountCents)).toEqual([4000]);
     await expectLedgerClean();
 
     // a second MED can take at most what is left; a refund of more than what is left is refused

@@ -254,6 +254,15 @@ describe('refunds and disputes of a split sale', () => {
       blocked: platformPaid.blocked,
     });
     await expectLedgerOk();
+    // the devolução is the sale's refund, and says who paid it: Dani, all of it, no fee given back
+    const [refunded] = (await eventsOf(server, 'sale', res.body.id)).filter(
+      (e) => e.event_type === 'sale.refunded',
+    );
+    expect(JSON.parse(refunded!.webhook_body).refund).toMatchObject({
+      amountCents: 10000,
+      allocation: [{ party: dani.id, amountCents: 10000, fromReceivableCents: 0, fromAvailableCents: 10000 }],
+      feeReturnedCents: 0,
+    });
   });
 
   it('a dispute opened before the fee was shared by liability closes as it opened: the fee on the platform', async () => {
@@ -445,5 +454,26 @@ describe('refunds and disputes of a split sale', () => {
     });
     expect(after.map((a, i) => a.blocked - before[i]!.blocked)).toEqual([0, 0]);
     await expectLedgerOk();
+    // the part's refund says so, to the cent: each party's share of the net and of the fee on the part
+    const refunds = await call<{ amountCents: number; allocation: unknown[]; feeReturnedCents: number }[]>(
+      'GET',
+      `${server.url}/api/transactions/${res.body.uuid}/refunds`,
+      { headers: shop.keys },
+    );
+    expect(refunds.body).toEqual([
+      expect.objectContaining({
+        amountCents: 3000,
+        allocation: [
+          {
+            party: first.id,
+            amountCents: 1997 + 198,
+            fromReceivableCents: 0,
+            fromAvailableCents: 1997 + 198,
+          },
+          { party: second.id, amountCents: 733 + 72, fromReceivableCents: 0, fromAvailableCents: 733 + 72 },
+        ],
+        feeReturnedCents: 0,
+      }),
+    ]);
   });
 });

@@ -94,7 +94,7 @@ export function SaleDetail({ id }: { id: string }) {
                   <dt>Estornado</dt>
                   <dd>
                     {money(sale.refundedAmount)}
-                    <LostInDisputes sale={sale} refunds={refunds} disputes={disputes} />
+                    <LostInDisputes refunds={refunds} disputes={disputes} />
                   </dd>
                 </>
               )}
@@ -285,8 +285,8 @@ function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, s
 }
 
 /**
- * The sale's chargebacks and MEDs: a lost one's amount went back to the payer and counts in "Estornado", though
- * it is no refund of the merchant's; one still open holds its amount.
+ * The sale's chargebacks and MEDs: a lost one's amount went back to the payer, counts in "Estornado" and is listed
+ * among the refunds (who paid it); one still open holds its amount.
  */
 function DisputeList({ disputes }: { disputes: Dispute[] }) {
   return (
@@ -312,14 +312,16 @@ function DisputeList({ disputes }: { disputes: Dispute[] }) {
   );
 }
 
-/** The part of "Estornado" no refund made: what lost (or accepted) disputes gave back to the payer. */
-function LostInDisputes(props: { sale: Sale; refunds: Refunds; disputes: Dispute[] }) {
-  const byRefunds = props.refunds
-    .filter((r) => r.status === 'succeeded')
+/**
+ * The part of "Estornado" that lost (or accepted) disputes gave back to the payer: each is recorded as a refund
+ * made whose reason names its dispute.
+ */
+function LostInDisputes(props: { refunds: Refunds; disputes: Dispute[] }) {
+  const lost = props.disputes.filter((d) => d.status === 'lost' || d.status === 'accepted');
+  const byDisputes = props.refunds
+    .filter((r) => r.status === 'succeeded' && lost.some((d) => r.reason?.includes(d.id)))
     .reduce((sum, r) => sum + r.amountCents, 0);
-  const lost = props.disputes.some((d) => d.status === 'lost' || d.status === 'accepted');
-  const byDisputes = props.sale.refundedAmount - byRefunds;
-  if (!lost || byDisputes <= 0) return null;
+  if (byDisputes <= 0) return null;
   return <> ({money(byDisputes)} por contestação perdida)</>;
 }
 

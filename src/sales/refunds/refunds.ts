@@ -222,6 +222,69 @@ function partsOf(before: SaleMoney, after: SaleMoney): number[] {
   return parties.map((_, i) => is[i]! - was[i]!);
 }
 
+/**
+ * A dispute lost (a part of the sale, or a MED's whole) recorded as a refund made: the money went back to the payer
+ * as a refund's would, so the sale's refunds add up to its `refundedAmount` and its sale.refunded tells who paid.
+ * `net` is what each party's share of the sale's net gave (party by party, as the loss's ledger entry takes it),
+ * `fee` what each paid of the fee on the part lost (a lost dispute gives no fee back: `feeReturnedCents` 0).
+ * Nothing moves here: the loss's own entries move the money; this is its record.
+ */
+export async function recordDisputeLoss(
+  tx: Queryable,
+  sale: SaleRow,
+  loss: { amount: number; net: HeldBy[]; fee: HeldBy[]; reason: string },
+): Promise<RefundView> {
+  // each holder by the API's name of its party ("platform", or the recipient's public id), as refunds name them
+  const parties = partiesOfMoney(moneyOf(sale));
+  const names = partyNames(sale);
+  const nameOf = (h: Holder) => {
+    const at = parties.findIndex((p) =>
+      'accountId' in h
+        ? 'accountId' in p.holder
+        : 'recipientId' in p.holder && p.holder.recipientId === h.recipientId,
+    );
+    return at >= 0 ? names[at]! : 'platform';
+  };
+  const byParty = new Map<string, number>();
+  for (const p of [...loss.net, ...loss.fee]) {
+    byParty.set(nameOf(p.holder), (byParty.get(nameOf(p.holder)) ?? 0) + p.amount);
+  }
+  const net = loss.net.reduce((sum, p) => sum + p.amount, 0);
+  const inserted = await insertRefund(tx, {
+    saleId: sale.id,
+    accountId: sale.account_id,
+    amount: loss.amount,
+    net,
+    status: 'DONE',
+    key: null,
+    hash: null,
+    reason: loss.reason,
+    payers: {
+      allocation: [...byParty]
+        .filter(([, cents]) => cents !== 0)
+        .map(([party, cents]) => ({
+          party,
+          amountCents: cents,
+          fromReceivableCents: 0,
+          fromAvailableCents: cents,
+        })),
+      feeReturned: 0,
+      takes: [],
+    },
+  });
+  return refundView(await setRefundStatus(tx, Number(inserted.id), 'DONE'));
+}
+
+/** Each party's part of the net a refund of `net` more takes from the sale (`partsOf`), by holder. */
+export function netPartsOf(sale: SaleRow, net: number): HeldBy[] {
+  const before = moneyOf(sale);
+  const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
+  return partiesOfMoney(before).map((p, i) => ({ holder: p.holder, amount: parts[i]! }));
+}
+
+/** An amount a party (the account, or a recipient) holds or pays. */
+type HeldBy = { holder: Holder; amount: number };
+
 /** The API's name of each of the sale's parties, in order: "platform", or the recipient's id. */
 function partyNames(sale: SaleRow): string[] {
   if (!Array.isArray(sale.split)) return ['platform'];

@@ -145,7 +145,8 @@ const AWAITS_PAYMENT_CODE = new Set(['PIX', 'PIX_AUTOMATICO', 'BOLETO']);
 
 /**
  * The fact of a sale's status, both bodies built from `sale` as stored. A sale.refunded carries `refund`: the
- * refund that made it ESTORNADO, or null when none did (a dispute lost, a move by the processor's report), and,
+ * refund that made it ESTORNADO (a dispute lost records one too), or null when none did (a move by the processor's
+ * report), and,
  * in the postback too, `refundedAmount`.
  * `instead` replaces the status's event (a sale back in PAGO from a dispute lost in part tells sale.refunded).
  */

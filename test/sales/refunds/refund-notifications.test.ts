@@ -170,7 +170,7 @@ describe.each([
     }
   });
 
-  it('refunded in full without a refund of its own (a MED lost): all that was paid, refund null; the sandbox’s report of a refund in full carries the refund it made', async () => {
+  it('refunded in full by a MED lost: all that was paid, its refund the devolução (who paid it, no fee back), listed with the others; the sandbox’s report of a refund in full carries the refund it made', async () => {
     const lost = await paidSale();
     expect((await refund(lost.uuid, 2000, `med-${lost.id}`)).body.refundedAmount).toBe(2000);
     const med = await openDispute(server, merchant, lost.uuid, { kind: 'med' });
@@ -178,8 +178,29 @@ describe.each([
     expect((await decide(server, merchant, med.body.id, 'lost')).status).toBe(200);
     const told = await deliveriesOf(lost.uuid, 2);
     const last = told.find((t) => t.status === 'ESTORNADO')!;
-    expect(last).toMatchObject({ refundedAmount: '10000', eventType: 'sale.refunded', refund: null });
+    expect(last).toMatchObject({
+      refundedAmount: '10000',
+      eventType: 'sale.refunded',
+      refund: {
+        amountCents: 8000,
+        status: 'succeeded',
+        reason: `The MED ${med.body.id} was lost: returned to the payer`,
+        // the platform paid all of it: its share of the net and the fee on it (a lost dispute gives none back)
+        allocation: [
+          { party: 'platform', amountCents: 8000, fromReceivableCents: 0, fromAvailableCents: 8000 },
+        ],
+        feeReturnedCents: 0,
+      },
+    });
+    expect(last.refund!.completedAt).toMatch(iso);
     expect((await eventsOf(lost.uuid)).find((t) => t.status === 'ESTORNADO')).toEqual(last);
+    // the sale's refunds add up to all it refunded: the one asked for, and the devolução of the MED
+    const listed = await call<Refund[]>('GET', `${server.url}/api/transactions/${lost.uuid}/refunds`, {
+      headers: merchant.keys,
+    });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.map((r) => r.amountCents).sort()).toEqual([2000, 8000]);
+    expect(listed.body.find((r) => r.amountCents === 8000)).toEqual(last.refund);
     // the sandbox's move to ESTORNADO is the processor's report of a refund in full: a refund of all that was left
     const moved = await paidSale();
     expect((await moveTo(server, merchant, moved.id, 'ESTORNADO')).status).toBe(200);
