@@ -82,7 +82,18 @@ export class PaymentLinks {
         methods,
         maxInstallments,
       ),
-    );
+    ).catch((err: unknown) => {
+      // an open amount's least is what the fee check met: say so in the link's own terms, not an amount unsent
+      const least = amounts.min_cents;
+      const lacks =
+        err instanceof Error &&
+        least !== null &&
+        new RegExp(`^amount ${least} does not cover`).test(err.message);
+      if (!lacks) throw err;
+      refuse(
+        `minCents ${least}${input.minCents === undefined ? ' (the default)' : ''} ${(err as Error).message.replace(/^amount \d+ /, '')}: a payer could pay less than the fee; give minCents above it`,
+      );
+    });
     const row = await insertLink(this.db, {
       id: randomUUID(),
       account_id: accountId,

@@ -640,7 +640,10 @@ export class Subscriptions {
       const found = await this.owned(tx, accountId, id);
       const sub = (await lockSubscription(tx, found.id))!;
       if (isFinal(sub.status)) {
-        throw new AppError('INVALID_STATUS', `a ${sub.status} subscription cannot change: start a new one`);
+        throw new AppError(
+          'INVALID_STATUS',
+          `this subscription is ${sub.status} and cannot change: start a new one`,
+        );
       }
       if (change.planId !== undefined) {
         const plan = await this.ownedPlan(tx, accountId, change.planId, 'planId');

@@ -103,6 +103,23 @@ describe('POST /api/payment-links', () => {
       expect(res.status, res.text).toBe(400);
       expect(res.body.message).toMatch(/does not cover this account's sale fee of 99 cents/);
     }
+    // an open amount's least is named as the caller gave it, or as the default it did not give
+    const open = await api(
+      'POST',
+      '/api/payment-links',
+      linkInput({ amountCents: undefined, minCents: 50 }),
+      shop,
+    );
+    expect(open.body.message).toBe(
+      "minCents 50 does not cover this account's sale fee of 99 cents: a payer could pay less than the fee; give minCents above it",
+    );
+    await updateAccount(server.runtime.platform.db, shop.accountId, { saleFeeFixed: 101 });
+    const unsent = await api('POST', '/api/payment-links', linkInput({ amountCents: undefined }), shop);
+    expect(unsent.status, unsent.text).toBe(400);
+    expect(unsent.body.message).toMatch(
+      /^minCents 100 \(the default\) does not cover this account's sale fee of 101 cents/,
+    );
+    await updateAccount(server.runtime.platform.db, shop.accountId, { saleFeeFixed: 99 });
     expect(await countRows(server, 'payment_links')).toBe(before);
     const session = await call<{ message: string }>('POST', `${server.url}/api/checkout/sessions`, {
       headers: shop.keys,
