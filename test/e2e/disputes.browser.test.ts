@@ -111,7 +111,11 @@ describe('Contestações', () => {
     const disputes = page.getByRole('table', { name: 'Contestações desta venda' });
     await disputes.getByRole('cell', { name: 'Perdida' }).waitFor();
     expect(await disputes.getByRole('cell', { name: 'R$ 50,00' }).count()).toBe(1);
-    await page.getByRole('table', { name: 'Estornos desta venda' }).getByText('R$ 20,00').first().waitFor();
+    const refunds = page.getByRole('table', { name: 'Estornos desta venda' });
+    await refunds.getByText('R$ 20,00').first().waitFor();
+    // the MED's devolução is among the refunds, and says why: the merchant did not ask for it
+    const lostRow = refunds.getByRole('row').filter({ hasText: 'R$ 50,00' });
+    await lostRow.getByText('Concluído (contestação perdida)').waitFor();
     // paid: its Pix code is no use to anyone any more, and is not shown
     expect(await page.getByText('PIX copia e cola').count()).toBe(0);
     await shot(page, 'disputes-05-sale-page');

@@ -184,7 +184,7 @@ export function SaleDetail({ id }: { id: string }) {
             </dl>
           </Card>
           {sale.split && sale.split.length > 0 && <SplitList split={sale.split} names={names} />}
-          {refunds.length > 0 && <RefundList refunds={refunds} names={names} />}
+          {refunds.length > 0 && <RefundList refunds={refunds} names={names} disputes={disputes} />}
           {disputes.length > 0 && <DisputeList disputes={disputes} />}
         </>
       )}
@@ -255,8 +255,25 @@ function SplitList({ split, names }: { split: NonNullable<Sale['split']>; names:
   );
 }
 
-/** The sale's refunds, and who paid each: the platform or a recipient, from the sale's installments or the balance. */
-function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, string> }) {
+/**
+ * The sale's refunds, and who paid each: the platform or a recipient, from the sale's installments or the balance.
+ * One the merchant did not ask for says why: a dispute lost (its reason names the dispute), or made at the processor.
+ */
+function RefundList({
+  refunds,
+  names,
+  disputes,
+}: {
+  refunds: Refunds;
+  names: Map<string, string>;
+  disputes: Dispute[];
+}) {
+  const why = (r: Refunds[number]) =>
+    r.reason === null
+      ? ''
+      : disputes.some((d) => r.reason?.includes(d.id))
+        ? ' (contestação perdida)'
+        : ' (feito no processador)';
   return (
     <Card title="Estornos">
       <Table label="Estornos desta venda" head={['Data', 'Valor', 'Status', 'Quem pagou']}>
@@ -264,7 +281,10 @@ function RefundList({ refunds, names }: { refunds: Refunds; names: Map<string, s
           <tr key={r.id}>
             <td>{date(r.createdAt)}</td>
             <td>{money(r.amountCents)}</td>
-            <td>{label(REFUND_STATUS, r.status)}</td>
+            <td>
+              {label(REFUND_STATUS, r.status)}
+              {why(r)}
+            </td>
             <td>
               <ul class="plain">
                 {r.allocation.map((a) => (
