@@ -3,6 +3,7 @@ import { userActor } from '../audit/index.js';
 import type { AuthCache } from '../auth/index.js';
 import { accountOf, listAllowedIps, replaceAllowedIps, sessionOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, IpAccessErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { IpList, IpListBody } from './schemas.js';
@@ -30,6 +31,8 @@ export async function accountRoutes(
     {
       config: { errorShape: 'envelope', permission: 'integrations', errors: ['INVALID_IP', 'TOO_MANY_IPS'] },
       onRequest: deps.requireSession,
+      // the IP list's own refusals are in its body (shape B), a list that is no list of addresses among them
+      attachValidation: true,
       schema: {
         summary: "Replace the API keys' IP allow-list (empty: any address)",
         tags: ['panel'],
@@ -42,14 +45,22 @@ export async function accountRoutes(
         },
       },
     },
-    async (request) => ({
-      ips: await replaceAllowedIps(
-        deps.db,
-        accountOf(request),
-        request.body.ips,
-        userActor(request, sessionOf(request).user),
-        deps.authCache,
-      ),
-    }),
+    async (request) => {
+      if (request.validationError) {
+        throw new AppError(
+          'INVALID_IP',
+          `Send {"ips": [...]}, a list of IP addresses (empty: any address): ${request.validationError.message}`,
+        );
+      }
+      return {
+        ips: await replaceAllowedIps(
+          deps.db,
+          accountOf(request),
+          request.body.ips,
+          userActor(request, sessionOf(request).user),
+          deps.authCache,
+        ),
+      };
+    },
   );
 }

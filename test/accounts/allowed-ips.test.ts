@@ -95,6 +95,25 @@ describe('PUT /api/settings/allowed-ips', () => {
     },
   );
 
+  it.each([
+    ['a string', { ips: '10.0.0.1' }],
+    ['null', { ips: null }],
+    ['no list', {}],
+  ])(
+    'refuses %s in place of the list: 400 INVALID_IP, shape B as the list’s other refusals; list unchanged',
+    async (_what, body) => {
+      const m = await createMerchant(server);
+      expect((await putIps(m, ['192.0.2.1'])).status).toBe(200);
+      const res = await call('PUT', `${server.url}${IPS}`, { headers: m.panel, body });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        message: expect.stringMatching(/^Send \{"ips": \[\.\.\.\]\}, a list of IP addresses/),
+        code: 'INVALID_IP',
+      });
+      expect(await getIps(m)).toEqual(['192.0.2.1']);
+    },
+  );
+
   it('allows 20 entries counted after normalization, refuses 21 with TOO_MANY_IPS (shape B), list unchanged', async () => {
     const m = await createMerchant(server);
     const twenty = Array.from({ length: 20 }, (_, i) => `192.0.2.${i + 1}`);
@@ -108,11 +127,11 @@ describe('PUT /api/settings/allowed-ips', () => {
     expect(await getIps(m)).toEqual(twenty);
   });
 
-  it('400 shape A when the body is not {ips: [...]}; 401 without a session', async () => {
+  it('400 INVALID_IP (shape B) when the body is not {ips: [...]}; 401 without a session', async () => {
     for (const body of [{ ips: '1.2.3.4' }, {}, [], { ips: null }]) {
       const res = await call('PUT', `${server.url}${IPS}`, { headers: merchant.panel, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+      expect(res.body).toMatchObject({ code: 'INVALID_IP' });
     }
     const anon = await call('PUT', `${server.url}${IPS}`, { body: { ips: [] } });
     expect(anon.status).toBe(401);
