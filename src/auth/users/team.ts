@@ -87,10 +87,15 @@ export class TeamService {
         const accountName = (await this.accountName(tx, by.accountId)) ?? '';
         await checkInvitationRate(tx, by.accountId);
         await dropLapsedInvitation(tx, by.accountId, email);
+        // an address already of this account is answered, not attempted: a failed INSERT is an ERROR line in the
+        // server's log (and a spent id) for every refusal
         const [user] = await tx.query<UserRow>(
-          `INSERT INTO users (account_id, name, email, role, status) VALUES ($1, $2, $3, $4, 'invited') RETURNING *`,
+          `INSERT INTO users (account_id, name, email, role, status) VALUES ($1, $2, $3, $4, 'invited')
+           ON CONFLICT (account_id, email) DO NOTHING RETURNING *`,
           [by.accountId, name, email, input.role],
         );
+        if (!user)
+          throw new AppError('EMAIL_TAKEN', `${email} is already a user or an invitee of this account`);
         const link = await issueLink(tx, user!.id, 'invitation');
         // the same rows, audit entry and mail either way: only the mail's words tell the invitee (never the
         // inviter) that the address already has an account, and that invitation cannot be accepted
