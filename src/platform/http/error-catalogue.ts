@@ -182,7 +182,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   IDEMPOTENCY_KEY_IN_USE: {
     meaning: 'A request with this Idempotency-Key is still being processed.',
-    action: 'Wait a moment and send it again with the same key: you get the first request’s answer.',
+    action:
+      'Wait a moment (the answer’s Retry-After, 1 second) and send it again with the same key: you get the first request’s answer.',
     example: 'A request with this Idempotency-Key is still being processed',
   },
   ACCOUNT_NOT_ACTIVE: {

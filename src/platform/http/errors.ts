@@ -110,6 +110,8 @@ export function headersOf(err: AppError): Record<string, string> {
     });
   }
   if (err.detail.replayed) headers['idempotent-replayed'] = 'true';
+  // the first request with the key is still being answered: ask again in a moment, as its message says
+  if (err.code === 'IDEMPOTENCY_KEY_IN_USE') headers['retry-after'] ??= '1';
   return headers;
 }
 

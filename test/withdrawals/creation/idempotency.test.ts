@@ -109,6 +109,7 @@ describe('Idempotency-Key on POST /api/public/cashout', () => {
         message: 'A request with this Idempotency-Key is still being processed',
         errorType: 'IDEMPOTENCY_KEY_IN_USE',
       });
+      expect(res.headers['retry-after']).toBe('1');
     } finally {
       await release();
     }
