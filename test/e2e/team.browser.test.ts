@@ -64,6 +64,10 @@ describe('the team in the panel', () => {
     await owner.getByRole('button', { name: 'Enviar convite' }).click();
     await owner.getByText(`Convite enviado para ${FINANCE.email}`).waitFor();
     await owner.getByRole('cell', { name: FINANCE.email }).waitFor();
+    // the only owner can be neither removed nor given another role (the server would refuse: LAST_OWNER)
+    const ownerRow = owner.getByRole('row').filter({ has: owner.getByRole('cell', { name: OWNER.email }) });
+    expect(await ownerRow.getByRole('button').count()).toBe(0);
+    expect(await ownerRow.getByRole('combobox').count()).toBe(0);
     await shot(owner, 'team-01-invited');
 
     const mail = await mailbox.waitFor(FINANCE.email, /Convite para a equipe de Loja da Equipe/);

@@ -74,6 +74,16 @@ describe('errorMeaning', () => {
     expect(errorMeaning('RATE_LIMITED', 'Too many requests', 30)).toBe(
       'Muitas tentativas. Tente de novo em 30 segundos.',
     );
+    // an hour's limit (invitations: 20 an hour) in minutes, not thousands of seconds
+    expect(errorMeaning('RATE_LIMITED', 'Too many requests', 3264)).toBe(
+      'Muitas tentativas. Tente de novo em 55 minutos.',
+    );
+    expect(errorMeaning('RATE_LIMITED', 'Too many requests', 119)).toBe(
+      'Muitas tentativas. Tente de novo em 119 segundos.',
+    );
+    expect(errorMeaning('RATE_LIMITED', 'Too many requests', 7201)).toBe(
+      'Muitas tentativas. Tente de novo em 3 horas.',
+    );
     expect(errorMeaning('RATE_LIMITED', 'Too many requests')).toBe(
       'Muitas tentativas. Aguarde um pouco e tente de novo.',
     );

@@ -55,6 +55,13 @@ const SCOPES: Record<KeyScope, string> = {
   charges: 'Cobranças',
   full: 'Completa (move dinheiro)',
 };
+/** What each scope lets a key do, said under the choice as it changes. */
+const SCOPE_HELP: Record<KeyScope, string> = {
+  read: 'Somente leitura: consulta saldo, vendas, saques e eventos; não cria nem move nada.',
+  charges:
+    'Cobranças: consulta, cria cobranças, links e sessões de checkout, tokeniza e captura cartões; não estorna nem saca.',
+  full: 'Completa: tudo o que a API faz, inclusive estornos, saques e respostas a contestações.',
+};
 const ORDER: KeyScope[] = ['read', 'charges', 'full'];
 const GRACE_CHOICES = [0, 1, 24, 72, 168];
 
@@ -133,8 +140,7 @@ function Credentials() {
             ))}
           </select>
           <p id="c-scope-help" class="muted">
-            Cobranças: consulta, cria cobranças, links e sessões de checkout, tokeniza e captura cartões; não
-            estorna nem saca.
+            {SCOPE_HELP[scope]}
           </p>
         </div>
         <div>

@@ -21,6 +21,8 @@ export function Team() {
   // only an owner makes, changes or removes an owner
   const roleChoices =
     me?.role === 'owner' ? ROLES : Object.fromEntries(Object.entries(ROLES).filter(([r]) => r !== 'owner'));
+  // the account always keeps an owner: the only active one can be neither removed nor given another role
+  const owners = (members ?? []).filter((m) => m.role === 'owner' && m.status !== 'invited').length;
   return (
     <>
       <h1>Equipe</h1>
@@ -37,7 +39,9 @@ export function Team() {
               key={m.id}
               member={m}
               roles={roleChoices}
-              locked={m.role === 'owner' && me?.role !== 'owner'}
+              locked={
+                m.role === 'owner' && (me?.role !== 'owner' || (owners === 1 && m.status !== 'invited'))
+              }
               onChanged={() => void load()}
               onError={setError}
             />

@@ -283,11 +283,19 @@ const FIELDS: [RegExp, string][] = [
   [/^when\b/, 'as condições: uma regra precisa de pelo menos uma'],
 ];
 
+/** A wait of `seconds` as a person reads it: seconds under two minutes, then minutes, then hours (rounded up). */
+export function waitText(seconds: number): string {
+  if (seconds < 120) return seconds === 1 ? '1 segundo' : `${seconds} segundos`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 120) return `${minutes} minutos`;
+  const hours = Math.ceil(minutes / 60);
+  return `${hours} horas`;
+}
+
 /** An API error in Portuguese: what its code means, and which field or value it is about when that is known. */
 export function errorMeaning(code: string, message: string, retryAfter: number | null = null): string {
-  if (code === 'RATE_LIMITED' && retryAfter !== null) {
-    return `Muitas tentativas. Tente de novo em ${retryAfter === 1 ? '1 segundo' : `${retryAfter} segundos`}.`;
-  }
+  if (code === 'RATE_LIMITED' && retryAfter !== null)
+    return `Muitas tentativas. Tente de novo em ${waitText(retryAfter)}.`;
   if (code === 'VALIDATION_ERROR') {
     // a period longer than a report or a list takes ("a report covers at most 366 days", "… at most 366 days apart")
     const longest = /at most (\d+) days/.exec(message)?.[1];
