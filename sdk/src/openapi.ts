@@ -2981,7 +2981,7 @@ export interface paths {
                             lastUsedAt: string | null;
                             lastUsedIp: string | null;
                             name: string;
-                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it (false once it has expired: it opens nothing) */
                             needsReview: boolean;
                             publicKey: string;
                             /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */
@@ -3421,7 +3421,7 @@ export interface paths {
                             lastUsedAt: string | null;
                             lastUsedIp: string | null;
                             name: string;
-                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it */
+                            /** @description The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or admin rolls, narrows or revokes it (false once it has expired: it opens nothing) */
                             needsReview: boolean;
                             publicKey: string;
                             /** @description read: GET routes only; charges: read, plus opening and cancelling charges, links and checkout sessions, tokenizing and capturing; full: every route, refunds, cashouts and dispute answers included. A user may make a key only within their own role (a developer: read or charges). */

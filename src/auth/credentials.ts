@@ -250,8 +250,10 @@ function assertWithin(
   }
 }
 
-function needsReview(r: data.ListedCredentialRow): boolean {
+/** A live key wider than its creator may make now: an expired one opens nothing, and needs no review. */
+function needsReview(r: data.ListedCredentialRow, now = Date.now()): boolean {
   if (!r.created_by_user) return false;
+  if (r.expires_at !== null && r.expires_at.getTime() <= now) return false;
   const widest = r.creator_role === null ? null : widestKeyScope(r.creator_role);
   return widest === null || !scopeCovers(widest, r.scope);
 }

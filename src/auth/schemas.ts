@@ -103,7 +103,7 @@ export const CredentialView = Type.Object({
   needsReview: Type.Boolean({
     description:
       'The key is wider than what its creator may do now (demoted or removed); it keeps working until an owner or ' +
-      'admin rolls, narrows or revokes it',
+      'admin rolls, narrows or revokes it (false once it has expired: it opens nothing)',
   }),
 });
 

@@ -362,6 +362,15 @@ describe('keys bounded by their creator', () => {
         body: { amountCents: 100 },
       });
     expect((await refund(keysOf(key.body))).status).toBe(202);
+    // expired, it opens nothing: nothing to review (its expiry moved by hand here, and back)
+    const expire = (at: string | null) =>
+      server.runtime.platform.db.query('UPDATE api_credentials SET expires_at = $2 WHERE id = $1', [
+        key.body.id,
+        at,
+      ]);
+    await expire('2020-01-01T00:00:00Z');
+    expect(await listed()).toMatchObject({ scope: 'full', needsReview: false });
+    await expire(null);
 
     // the demoted user cannot roll it (a full key is beyond a developer), nor widen anything
     const roll = await call('POST', `${server.url}/api/credentials/${key.body.id}/roll`, {
