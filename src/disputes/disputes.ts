@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/index.js';
 import { activeUsersWithRole, rolesWith } from '../auth/index.js';
 import { paidAtBank } from '../boletos/index.js';
-import { type Posting, postEntry, reversalOf } from '../ledger/index.js';
+import { lockBalances, type Posting, postEntry, reversalOf } from '../ledger/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError, notFound, validation } from '../platform/errors/app-error.js';
@@ -433,6 +433,14 @@ export class Disputes {
     // flight when the dispute opened, made during it, changes the shares the opening was computed from)
     const reverted = await reversalOf(tx, 'dispute.opened', 'dispute', Number(dispute.id));
     const fee = dispute.fee_parts;
+    // the close posts several entries (the sale's move, then the dispute's own), whose rows do not come in one
+    // order across them: every party's balance rows are locked first, in the ledger's order, as one entry would
+    await lockBalances(tx, [
+      { accountId },
+      ...now.heldParts.map((h) => h.holder),
+      ...(fee ?? []).map((h) => h.holder),
+      ...reverted.flatMap((p) => ('system' in p.target ? [] : [p.target])),
+    ]);
     // the amount beyond the net leaves the available of the parties that held it at the opening
     const feeTaken = (cents: number): Posting[] =>
       feeTakenBy(accountId, fee, cents).map((p) => ({

@@ -18,6 +18,7 @@ export {
   ensureRecipientLedger,
   getBalance,
   type JournalEntry,
+  lockBalances,
   lockRecipientAvailable,
   type Posting,
   postBucketTransfers,

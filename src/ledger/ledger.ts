@@ -138,6 +138,29 @@ export async function ensureMerchantLedger(q: Queryable, accountId: number): Pro
   );
 }
 
+/** A party that holds balances: a merchant's account or a recipient. */
+export type BalanceHolder = { accountId: number } | { recipientId: number };
+
+/**
+ * Locks every balance row of these parties (each bucket) in postEntry's one order, merchants' before recipients',
+ * each by id and bucket: for a transaction about to post several entries whose rows come in another order across
+ * them (a dispute's loss takes from blocked first, then from available), which would otherwise deadlock with a
+ * single entry taking the same rows in order (a refund's hold: available, then blocked).
+ */
+export async function lockBalances(tx: Queryable, parties: readonly BalanceHolder[]): Promise<void> {
+  const ids = (pick: (p: BalanceHolder) => number | undefined) =>
+    [...new Set(parties.map(pick).filter((id): id is number => id !== undefined))].sort((a, b) => a - b);
+  const merchants = ids((p) => ('accountId' in p ? p.accountId : undefined));
+  const recipients = ids((p) => ('recipientId' in p ? p.recipientId : undefined));
+  await tx.query(
+    `SELECT 1 FROM ledger_accounts
+      WHERE account_id = ANY($1::bigint[]) OR recipient_id = ANY($2::bigint[])
+      ORDER BY account_id IS NULL, COALESCE(account_id, recipient_id), bucket
+        FOR UPDATE`,
+    [merchants, recipients],
+  );
+}
+
 /**
  * Writes a balanced journal entry and updates the maintained merchant balances, inside the caller's
  * transaction. A merchant's account and a recipient are parties alike: their rows are updated one by one in one

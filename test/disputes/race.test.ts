@@ -47,3 +47,36 @@ describe('a dispute opening while a cashout of the same money is being created',
     expect((await verifyLedger(server.runtime.platform.db)).problems).toEqual([]);
   });
 });
+
+describe('disputes lost while refunds of the same account run', () => {
+  it('6 losses (in part and whole) and 6 refunds of other sales at once: all answered, none deadlocks, the ledger holds', async () => {
+    const m = await disputeMerchant(server);
+    const disputed = [];
+    const refunded = [];
+    for (let i = 0; i < 6; i++) {
+      disputed.push(await paidSale(server, m, 5000));
+      refunded.push(await paidSale(server, m, 6000));
+    }
+    const disputes = [];
+    for (const [i, sale] of disputed.entries()) {
+      // half of them for a part of the sale (the sale goes back to PAGO), half for all of it (ESTORNADO)
+      const opened = await openDispute(server, m, sale.uuid, {
+        kind: 'med',
+        ...(i % 2 ? { amountCents: 1507 } : {}),
+      });
+      expect(opened.status, opened.text).toBe(201);
+      disputes.push(opened.body.id);
+    }
+    const answers = await Promise.all([
+      ...disputes.map((id) => decide(server, m, id, 'lost')),
+      ...refunded.map((sale) =>
+        call('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+          headers: m.keys,
+          body: { amountCents: 1000 },
+        }),
+      ),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([...disputes.map(() => 200), ...refunded.map(() => 202)]);
+    expect((await verifyLedger(server.runtime.platform.db)).problems).toEqual([]);
+  });
+});
