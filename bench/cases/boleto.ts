@@ -99,7 +99,7 @@ export async function run(server: BenchServer): Promise<void> {
   const queue = await Queue.start(server.db, createLogger('silent'), null);
   try {
     const started = process.hrtime.bigint();
-    const report = await importRetorno(server.db, queue, settings, parseRetorno(file, settings.bank, today));
+    const report = await importRetorno(server.db, queue, settings, parseRetorno(file, settings, today));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     console.log(
       `  CNAB 240 return of ${RETURN_LINES} lines: ${seconds.toFixed(2)} s (goal < 5 s), ${JSON.stringify(report)}`,

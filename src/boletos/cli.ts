@@ -33,7 +33,7 @@ export const boletoCommands: Command[] = [
       ]);
       let liquidacoes: ReturnType<typeof parseRetorno>;
       try {
-        liquidacoes = parseRetorno(content, config.boleto.bank, toSaoPaulo(new Date()).slice(0, 10));
+        liquidacoes = parseRetorno(content, config.boleto, toSaoPaulo(new Date()).slice(0, 10));
       } catch (err) {
         if (err instanceof BoletoInputError)
           throw new Error(`${file} refused, nothing imported: ${err.message}`);
@@ -42,8 +42,8 @@ export const boletoCommands: Command[] = [
       const queue = await Queue.start(db, createLogger(config.logLevel), null);
       try {
         const report = await importRetorno(db, queue, config.boleto, liquidacoes);
-        const text = `${report.lines} liquidações: ${report.credited} credited, ${report.alreadyPaid} already paid, ${report.unknown} unknown, ${report.rejected} rejected`;
-        return { result: report, text };
+        // the contract's own words: it prints {lines, credited, alreadyPaid, unknown, rejected}, with --json or not
+        return { result: report, text: JSON.stringify(report) };
       } finally {
         await queue.stop();
       }

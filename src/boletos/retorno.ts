@@ -39,11 +39,16 @@ const LIQUIDACAO = new Set(['06', '17']);
 
 /**
  * Reads a CNAB 240 return file. Anything malformed (a record not 240 characters long, another bank, a file that is
- * not a return, a T without its U, counts in the trailers that disagree with the records, a payment dated after
- * `today`, the São Paulo day of the import: a bank reports payments made) refuses the whole file: a file is
- * imported whole or not at all.
+ * not a return, another beneficiary's (its header's or a title's agency, account or document), a T without its U,
+ * counts in the trailers that disagree with the records, a payment dated after `today`, the São Paulo day of the
+ * import: a bank reports payments made) refuses the whole file: a file is imported whole or not at all.
  */
-export function parseRetorno(content: string, bank: string, today: string): Liquidacao[] {
+export function parseRetorno(
+  content: string,
+  settings: Pick<BoletoSettings, 'bank' | 'agency' | 'account' | 'beneficiaryDocument'>,
+  today: string,
+): Liquidacao[] {
+  const bank = settings.bank;
   const records = content.replace(/\r?\n$/, '').split(/\r?\n/);
   const fail = (n: number, why: string): never => {
     throw new BoletoInputError(`line ${n}: ${why}`);
@@ -57,6 +62,20 @@ export function parseRetorno(content: string, bank: string, today: string): Liqu
   const head = records[0]!;
   if (cut(head, 8, 8) !== '0' || cut(head, 143, 143) !== '2')
     fail(1, 'not the header of a return file (0 … 2)');
+  // the beneficiary's, as the remessa writes it: its document, agency and account (a nosso número is unique
+  // only within one beneficiary, so another's liquidações would credit the wrong boletos)
+  const ours = {
+    document: settings.beneficiaryDocument.padStart(14, '0'),
+    agency: settings.agency.padStart(5, '0'),
+    account: settings.account.padStart(12, '0'),
+  };
+  const theirs = { document: cut(head, 19, 32), agency: cut(head, 53, 57), account: cut(head, 59, 70) };
+  if (theirs.document !== ours.document || theirs.agency !== ours.agency || theirs.account !== ours.account) {
+    fail(
+      1,
+      `the file is of beneficiary ${theirs.document}, agency ${theirs.agency}, account ${theirs.account}, not of BOLETO_BENEFICIARY_DOCUMENT ${ours.document}, BOLETO_AGENCY ${ours.agency}, BOLETO_ACCOUNT ${ours.account}`,
+    );
+  }
   const tail = records.at(-1)!;
   if (cut(tail, 8, 8) !== '9') fail(records.length, 'the file does not end with its trailer (9)');
   if (Number(cut(tail, 24, 29)) !== records.length)
@@ -88,6 +107,12 @@ export function parseRetorno(content: string, bank: string, today: string): Liqu
         fail(i + 2, 'a segment T must be followed by its U');
       i++;
       if (!LIQUIDACAO.has(cut(r, 16, 17))) continue;
+      if (cut(r, 18, 22) !== ours.agency || cut(r, 24, 35) !== ours.account) {
+        fail(
+          i,
+          `a title of agency ${cut(r, 18, 22)}, account ${cut(r, 24, 35)}: not BOLETO_AGENCY and BOLETO_ACCOUNT`,
+        );
+      }
       const nosso = cut(r, 38, 57).trim();
       if (!/^\d{1,20}$/.test(nosso)) fail(i, `nosso número "${nosso}" is not digits`);
       const paid = cut(u, 78, 92);
@@ -100,7 +125,9 @@ export function parseRetorno(content: string, bank: string, today: string): Liqu
           `the payment is dated ${paidOn}, after today (${today}): a return file reports payments made`,
         );
       found.push({
-        nossoNumero: nosso.padStart(11, '0').slice(-11),
+        // the gateway's are 11 digits, zero-filled on the left in the field: any other digit before them makes
+        // another number, which names no boleto of the gateway (never the one its last 11 digits would)
+        nossoNumero: nosso.length < 11 ? nosso.padStart(11, '0') : nosso.replace(/^0+(?=\d{11}$)/, ''),
         paidCents: Number(paid),
         paidOn: paidOn!,
       });

@@ -160,6 +160,56 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect((await statusOf(other.id)).status).toBe('PENDENTE');
   });
 
+  it("refuses another beneficiary's file whole, and a title of another account; a nosso número with other digits before the gateway's 11 is unknown", async () => {
+    const sale = await issue();
+    const line = { nossoNumero: sale.boleto.nossoNumero, paidCents: 10000, paidOn: spDay(0) };
+    const other = { ...settings(), agency: '9999', account: '9999999' };
+    // our header, and a title (segment T, the third record) of another agency and account
+    const records = retornoFile(settings(), [line]).split('\r\n');
+    const t = records[2]!;
+    records[2] = `${t.slice(0, 17)}09999${t.slice(22, 23)}000009999999${t.slice(35)}`;
+    for (const [name, file, why] of [
+      [
+        'other-beneficiary.ret',
+        retornoFile(other, [line]),
+        /line 1: the file is of beneficiary .* agency 09999, account 000009999999, not of/,
+      ],
+      ['other-account-title.ret', records.join('\r\n'), /a title of agency 09999, account 000009999999/],
+    ] as const) {
+      const res = await importFile(name, file);
+      expect(res.code, res.stdout).toBe(1);
+      expect(res.json.error.message).toMatch(why);
+    }
+    expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+    // the same 11 digits with others before them: another number, never this boleto
+    const longer = retornoFile(settings(), [{ ...line, nossoNumero: `999999999${sale.boleto.nossoNumero}` }]);
+    expect((await importFile('longer.ret', longer)).json).toEqual({
+      lines: 1,
+      credited: 0,
+      alreadyPaid: 0,
+      unknown: 1,
+      rejected: 0,
+    });
+    expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+    // zero-filled, it is this boleto; and without --json the command prints the same object (the contract's words)
+    const file = path.join(dir, 'zero-filled.ret');
+    writeFileSync(
+      file,
+      retornoFile(settings(), [{ ...line, nossoNumero: `000000000${sale.boleto.nossoNumero}` }]),
+      'latin1',
+    );
+    const plain = await runGateway(['boletos', 'retorno', file], env());
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toEqual({
+      lines: 1,
+      credited: 1,
+      alreadyPaid: 0,
+      unknown: 0,
+      rejected: 0,
+    });
+    expect((await statusOf(sale.id)).status).toBe('PAGO');
+  });
+
   it('a file that cannot be read fails the import (exit 1); no file named is bad usage (exit 2), said once', async () => {
     const missing = await runGateway(
       ['boletos', 'retorno', path.join(dir, 'nao-existe.ret'), '--json'],
