@@ -415,15 +415,24 @@ export class CardSales {
    */
   private async authorize(request: AuthorizeRequest, log: Logger): Promise<AcquirerPayment | null> {
     for (let attempt = 1; ; attempt++) {
+      let lost: string;
       try {
         return await this.acquirer.authorize(request);
       } catch (err) {
         if (err instanceof AcquirerRefused) return refusedBy(err);
         if (!(err instanceof AcquirerUnavailable)) throw err;
-        log.warn({ sale: request.merchantOrderId, err: err.message }, 'card authorization outcome unknown');
+        lost = err.message;
       }
       const found = await this.acquirer.findByOrderId(request.merchantOrderId).catch(() => undefined);
-      if (found !== null || attempt === 2) return found ?? null;
+      if (found) return found;
+      if (found === undefined || attempt === 2) {
+        // said once, when the sale is left to the resolving job: not once per attempt
+        log.warn(
+          { sale: request.merchantOrderId, err: lost, attempts: attempt },
+          'card authorization outcome unknown',
+        );
+        return null;
+      }
     }
   }
 
