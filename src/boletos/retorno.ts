@@ -49,7 +49,8 @@ export function parseRetorno(
   today: string,
 ): Liquidacao[] {
   const bank = settings.bank;
-  const records = content.replace(/\r?\n$/, '').split(/\r?\n/);
+  // blank lines after the trailer (and a DOS end-of-file mark) are no records: a bank's file may end so
+  const records = content.replace(/[\r\n\x1a]+$/, '').split(/\r?\n/);
   const fail = (n: number, why: string): never => {
     throw new BoletoInputError(`line ${n}: ${why}`);
   };

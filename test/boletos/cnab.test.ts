@@ -191,6 +191,11 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
       rejected: 0,
     });
     expect((await statusOf(sale.id)).status).toBe('PENDENTE');
+    // blank lines after the trailer are no records
+    expect((await importFile('blank-end.ret', `${longer}\r\n\r\n`)).json).toMatchObject({
+      lines: 1,
+      unknown: 1,
+    });
     // zero-filled, it is this boleto; and without --json the command prints the same object (the contract's words)
     const file = path.join(dir, 'zero-filled.ret');
     writeFileSync(
