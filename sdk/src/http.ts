@@ -85,6 +85,9 @@ export class HttpClient {
           headers,
           ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
           signal: options.signal ?? AbortSignal.timeout(this.timeoutMs),
+          // the API never redirects: a 3xx is answered as it is (a GatewayError), never followed with the keys
+          // (fetch would send the private key to wherever the redirect points)
+          redirect: 'manual',
         });
       } catch (err) {
         // the caller's own abort is theirs, not a connection failure

@@ -344,6 +344,33 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect((failed as Error).cause).toBeInstanceOf(Error);
   });
 
+  it('never follows a redirect with the keys: a 3xx is a GatewayError, and the other origin hears nothing', async () => {
+    const m = await createMerchant(server);
+    const heard: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      heard.push(String(req.headers['x-api-private-key'] ?? ''));
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const to = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    const redirecting = createServer((req, res) => {
+      res.writeHead(302, { location: `${to}${req.url}` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const from = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      const failed = await gatewayFor(m, from)
+        .balance.retrieve()
+        .catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(GatewayError);
+      expect((failed as GatewayError).status).toBe(302);
+      expect(heard).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
+  });
+
   it('resumes the event stream after the last event read (lastEventId): the events since come first', async () => {
     const m = await createMerchant(server);
     const gw = gatewayFor(m);
