@@ -8,6 +8,7 @@ import {
   Disputes,
   MED_CHECK_EVERY_MS,
   MED_WINDOW_DAYS,
+  NoInfractionList,
   openNotifiedChargeback,
   readMedNotices,
   sendDefence,
@@ -194,7 +195,12 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
             from: new Date(Date.now() - MED_WINDOW_DAYS * 86_400_000),
             to: new Date(),
           }),
-        (err) => log.warn({ err }, 'MED infraction read failed'),
+        (err) => {
+          if (!(err instanceof NoInfractionList)) return log.warn({ err }, 'MED infraction read failed');
+          // said once, and not asked again: a PSP of the standard alone (not Efí) tells MEDs by devoluções only
+          log.info({ err: err.message }, 'MED infraction list not offered by the PSP: not read again');
+          stopMedNotices();
+        },
         // read at once too: a worker (re)started does not leave a MED unknown for ten minutes
         { atStart: true },
       )

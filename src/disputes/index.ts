@@ -13,7 +13,13 @@ export {
   type Outcome,
   RESPOND_WITHIN_DAYS,
 } from './disputes.js';
-export { MED_CHECK_EVERY_MS, MED_WINDOW_DAYS, readMedNotices, sendDefence } from './med-notices.js';
+export {
+  MED_CHECK_EVERY_MS,
+  MED_WINDOW_DAYS,
+  NoInfractionList,
+  readMedNotices,
+  sendDefence,
+} from './med-notices.js';
 export { type OpsDispute, opsDisputes } from './ops.js';
 export { disputeRoutes } from './routes.js';
 export { installDisputeRules } from './rules.js';

@@ -10,6 +10,13 @@ import { EFI_MED } from './source.js';
 export const MED_CHECK_EVERY_MS = 10 * 60_000;
 export const MED_WINDOW_DAYS = 30;
 
+/** The PSP has no MED infraction list (Efí's extension of API Pix): its MEDs show only as devoluções. */
+export class NoInfractionList extends Error {
+  constructor() {
+    super('GET /v2/gn/infracoes answered 404: this PSP has no MED infraction list');
+  }
+}
+
 /** What the gateway reads of one of Efí's MED infractions (GET /v2/gn/infracoes). */
 export interface Infracao {
   idInfracao: string;
@@ -47,6 +54,8 @@ export async function readMedNotices(
 ): Promise<MedReport> {
   const query = `inicio=${encodeURIComponent(window.from.toISOString())}&fim=${encodeURIComponent(window.to.toISOString())}`;
   const res = await get<{ infracoes?: Infracao[] }>(`/v2/gn/infracoes?${query}`);
+  // a PSP of the standard alone has no such list: not a failure to repeat every ten minutes
+  if (res.status === 404) throw new NoInfractionList();
   if (res.status !== 200) {
     throw new AppError('PROCESSOR_ERROR', `GET /v2/gn/infracoes answered ${res.status}`);
   }

@@ -10,7 +10,9 @@ export const REGISTRATION_RETRY = { firstMs: 1000, maxMs: 300_000 };
 
 /**
  * With PIX_PROCESSOR=bcb: the client and adapter, and the webhooks registered at the PSP: received Pix
- * (PUT /webhook/{chave}), Pix Automático mandates (PUT /webhookrec) and recurring charges (PUT /webhookcobr).
+ * (PUT /webhook/{chave}), and, when Pix Automático is set up (PIX_AUTOMATICO_ACCOUNT or PIX_AUTOMATICO_CONTA),
+ * its mandates (PUT /webhookrec) and recurring charges (PUT /webhookcobr): a PSP without Pix Automático, or an
+ * application without its scopes, is not asked for them.
  * Each is tried once at start; one that fails (PSP unreachable, refusing, not offering Pix Automático) is
  * retried in the background with backoff, every failure logged at warn: without the webhook no Pix is credited
  * until the charge's expiry reads it back. `stop` ends the retries (before the client closes).
@@ -27,9 +29,11 @@ export async function startBcb(
   const url = webhookUrl(config.bcb);
   const registrations = [
     keepTrying(log, { webhookUrl: url, kind: 'webhook' }, () => processor.registerWebhook()),
-    ...(['webhookrec', 'webhookcobr'] as const).map((kind) =>
-      keepTrying(log, { webhookUrl: url, kind }, () => processor.registerRecurringWebhook(kind)),
-    ),
+    ...(config.bcb.recurrenceAccountId !== null || config.bcb.recurringAccount !== null
+      ? (['webhookrec', 'webhookcobr'] as const).map((kind) =>
+          keepTrying(log, { webhookUrl: url, kind }, () => processor.registerRecurringWebhook(kind)),
+        )
+      : []),
   ];
   const stops = await Promise.all(registrations);
   const stop = () => {

@@ -11,12 +11,15 @@ import { handleNotifiedCobrs, handleNotifiedRecs } from './recurring.js';
 // Entries are checked one by one in handleNotifiedPix (an invalid one is refused, never the whole batch), so
 // their fields are taken as they come; only what names a Pix to read back is kept.
 // An entry that is not even an object (null, a number) is refused alone too, as the entries' fields are.
+// `pix` is optional, as the standard's WebhookPixBody has it: a callback without it announces nothing (200)
 const WebhookPixBody = Type.Object({
-  pix: Type.Array(
-    Type.Unknown({
-      description: 'A Pix received: {endToEndId, txid, devolucoes?}; anything else in it is not read',
-    }),
-    { maxItems: 1000 },
+  pix: Type.Optional(
+    Type.Array(
+      Type.Unknown({
+        description: 'A Pix received: {endToEndId, txid, devolucoes?}; anything else in it is not read',
+      }),
+      { maxItems: 1000 },
+    ),
   ),
 });
 const entryOf = (e: unknown): NotifiedPix =>
@@ -60,7 +63,7 @@ export async function bcbWebhookRoutes(
         deps.queue,
         deps.settler,
         deps.client,
-        request.body.pix.map(entryOf),
+        (request.body.pix ?? []).map(entryOf),
         request.log,
       );
       // the standard's callback expects 200; anything else makes the PSP send the notification again

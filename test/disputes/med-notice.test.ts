@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevPsp } from '../../src/devpsp/server.js';
-import { sendDefence } from '../../src/disputes/med-notices.js';
+import { NoInfractionList, sendDefence } from '../../src/disputes/med-notices.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { retornoFile } from '../boletos/cnab-files.js';
@@ -68,6 +68,13 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it("a PSP without Efí's infraction list (404) is told apart from one failing: the worker stops asking it", async () => {
+    psp.failNext('GET /v2', { status: 404 });
+    await expect(read()).rejects.toBeInstanceOf(NoInfractionList);
+    psp.failNext('GET /v2', { status: 503 });
+    await expect(read()).rejects.not.toBeInstanceOf(NoInfractionList);
   });
 
   it('an open infraction opens a MED dispute once; REJEITADA wins it', async () => {

@@ -564,6 +564,16 @@ describe('the unauthenticated /pix webhook reads back little', () => {
     call<{ outcomes: string[] }>('POST', `${server.url}/api/providers/bcb/webhook/pix`, { body: { pix } });
   const pixReads = () => psp.state.log.filter((l) => l.startsWith('GET /pix/')).length;
 
+  it('a callback without pix (optional in the standard) announces nothing: 200, no PSP call', async () => {
+    const before = psp.state.log.length;
+    const res = await call<{ outcomes: string[] }>('POST', `${server.url}/api/providers/bcb/webhook/pix`, {
+      body: {},
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ outcomes: [] });
+    expect(psp.state.log.length).toBe(before);
+  });
+
   it('invalid end-to-end ids are refused without a PSP call and never fail the valid Pix beside them', async () => {
     const sale = (await charge()).body;
     const pix = await psp.pay(sale.externalTransactionId, { times: 0 });

@@ -27,7 +27,9 @@ describe('PSP webhook registration at start', () => {
     psp.failNext('PUT /webhook', { status: 503 }, 2);
     psp.failNext('PUT /webhookcobr', { status: 500 });
     const { platform } = server.runtime;
-    const bcb = (await startBcb(platform.config, platform.db, platform.queue, log))!;
+    // Pix Automático set up: its two webhooks are registered too
+    const config = { ...platform.config, bcb: { ...platform.config.bcb!, recurrenceAccountId: 1 } };
+    const bcb = (await startBcb(config, platform.db, platform.queue, log))!;
     try {
       expect(psp.state.webhooks.has(RECEIVER_KEY)).toBe(false); // the first attempt failed
       expect(psp.recurring.webhookRec).toBeTruthy();
@@ -48,6 +50,26 @@ describe('PSP webhook registration at start', () => {
       const logged = JSON.stringify(lines);
       expect(logged).not.toContain(platform.config.bcb!.clientSecret);
       expect(registered()).toHaveLength(3);
+    } finally {
+      bcb.stop();
+      await bcb.client.close();
+    }
+  });
+
+  it('without Pix Automático set up, registers the received-Pix webhook alone', async () => {
+    psp.recurring.webhookRec = null;
+    psp.recurring.webhookCobr = null;
+    const { platform } = server.runtime;
+    const config = {
+      ...platform.config,
+      bcb: { ...platform.config.bcb!, recurrenceAccountId: null, recurringAccount: null },
+    };
+    const seen = psp.state.log.filter((l) => /^PUT \/webhook(rec|cobr)/.test(l)).length;
+    const bcb = (await startBcb(config, platform.db, platform.queue, pino({ level: 'silent' })))!;
+    try {
+      await waitUntil(() => psp.state.webhooks.get(RECEIVER_KEY), 10_000);
+      expect(psp.state.log.filter((l) => /^PUT \/webhook(rec|cobr)/.test(l)).length).toBe(seen);
+      expect(psp.recurring.webhookRec).toBeNull();
     } finally {
       bcb.stop();
       await bcb.client.close();
