@@ -50,7 +50,9 @@ export function parseRetorno(
 ): Liquidacao[] {
   const bank = settings.bank;
   // blank lines after the trailer (and a DOS end-of-file mark) are no records: a bank's file may end so
-  const records = content.replace(/[\r\n\x1a]+$/, '').split(/\r?\n/);
+  let end = content.length;
+  while (end > 0 && '\r\n\u001a'.includes(content[end - 1]!)) end--;
+  const records = content.slice(0, end).split(/\r?\n/);
   const fail = (n: number, why: string): never => {
     throw new BoletoInputError(`line ${n}: ${why}`);
   };
