@@ -223,10 +223,18 @@ class AnticipationsResource:
         body = {k: v for k, v in (("amountCents", amount_cents), ("upTo", up_to)) if v is not None}
         return cast(Dict[str, Any], self._http.request("POST", "/api/anticipations/simulate", body))
 
-    def create(self, *, amount_cents: Optional[int] = None, up_to: Optional[str] = None) -> Dict[str, Any]:
-        """POST /api/anticipations: asks for the anticipation (an operator approves it)."""
+    def create(
+        self,
+        *,
+        amount_cents: Optional[int] = None,
+        up_to: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """POST /api/anticipations: asks for the anticipation (an operator approves it); an Idempotency-Key is
+        generated when none is given and kept across retries."""
         body = {k: v for k, v in (("amountCents", amount_cents), ("upTo", up_to)) if v is not None}
-        return cast(Dict[str, Any], self._http.request("POST", "/api/anticipations", body))
+        key = idempotency_key if idempotency_key is not None else HttpClient.new_key()
+        return cast(Dict[str, Any], self._http.request("POST", "/api/anticipations", body, key))
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Dict[str, Any]:
         """GET /api/anticipations: a page, newest first."""

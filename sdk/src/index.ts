@@ -376,8 +376,14 @@ export class Gateway {
       /** POST /api/anticipations/simulate: what anticipating `amountCents` (or every receivable up to `upTo`) would pay. */
       simulate: (body: AnticipationRequest) =>
         http.request<AnticipationSimulation>('POST', '/api/anticipations/simulate', body),
-      /** POST /api/anticipations: asks for the anticipation (an operator approves it). */
-      create: (body: AnticipationRequest) => http.request<Anticipation>('POST', '/api/anticipations', body),
+      /**
+       * POST /api/anticipations: asks for the anticipation (an operator approves it); an Idempotency-Key is
+       * generated when none is given and kept across retries: a retry never asks for a second one.
+       */
+      create: (body: AnticipationRequest, options: RequestOptions = {}) =>
+        http.request<Anticipation>('POST', '/api/anticipations', body, {
+          idempotencyKey: options.idempotencyKey ?? HttpClient.newKey(),
+        }),
       /** GET /api/anticipations: a page, newest first. */
       list: (params: { limit?: number; cursor?: string } = {}) =>
         http.request<AnticipationPage>('GET', `/api/anticipations${pageQuery(params)}`),

@@ -169,6 +169,11 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     const page = await gw.receivables.list();
     const installments = page.data.flatMap((d) => d.installments);
     expect(installments.filter((i) => i.saleUuid === (captured as { uuid: string }).uuid)).toHaveLength(2);
+    // an anticipation of them, asked twice with one key (a retry): one anticipation
+    const asked = await gw.anticipations.create({ amountCents: 1_000 }, { idempotencyKey: `ant-${sale.id}` });
+    const again = await gw.anticipations.create({ amountCents: 1_000 }, { idempotencyKey: `ant-${sale.id}` });
+    expect((again as { id: unknown }).id).toBe((asked as { id: unknown }).id);
+    expect((await gw.anticipations.list()).data).toHaveLength(1);
   });
 
   it('refunds part of a paid charge with a key (a repeat is the same refund), then the rest', async () => {
