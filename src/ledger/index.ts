@@ -12,6 +12,7 @@ export {
 export { balanceStatement, entriesInsert } from './batch-entries.js';
 export {
   availableBalanceSql,
+  type BalanceHolder,
   type Bucket,
   ensureLedgerPartitions,
   ensureMerchantLedger,

@@ -16,7 +16,7 @@ import {
 } from './settlement/ledger-effects.js';
 import { isDispute, type SaleStatus } from './settlement/status-machine.js';
 import { applyMoves, moveSale, refusal } from './settlement/transition.js';
-import { allocate, type Holder } from './split.js';
+import { allocate, type HeldBy } from './split.js';
 import type { SaleRow } from './types.js';
 
 /** What the disputes module needs of a sale it disputes. */
@@ -31,7 +31,7 @@ export interface DisputedSale {
   /** In a dispute status, what of the sale's net it keeps in blocked (what losing it takes out); else 0. */
   heldNet: number;
   /** heldNet party by party (a split sale's liable parties; the merchant alone otherwise); empty outside one. */
-  heldParts: { holder: Holder; amount: number }[];
+  heldParts: HeldBy[];
   /** What a dispute may still claim: what the payer paid less the refunds made or in progress. */
   disputable: number;
   /** The share of the net a loss of `amount` (at most `disputable`) takes, as a refund of it would. */
@@ -41,7 +41,7 @@ export interface DisputedSale {
    * the status's own, so that it holds what it held before plus what losing `amount` takes from it
    * (`partDisputeMoves`).
    */
-  partMovesOf: (amount: number) => { holder: Holder; amount: number }[];
+  partMovesOf: (amount: number) => HeldBy[];
 }
 
 /**
@@ -99,7 +99,7 @@ export async function moveDisputedSale(
    * A MED lost for all that was left (to ESTORNADO): recorded as a refund made (recordDisputeLoss), its parties'
    * shares of the net those the dispute held, and `fee` each one's part of the fee on it; its sale.refunded tells it.
    */
-  lost?: { amount: number; fee: { holder: Holder; amount: number }[]; reason: string },
+  lost?: { amount: number; fee: HeldBy[]; reason: string },
 ): Promise<{ sale: DisputedSale; tookFromAvailable: number }> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);
@@ -130,7 +130,7 @@ export async function loseDisputedPart(
   saleId: number,
   amount: number,
   /** Who pays the fee on the part lost (a lost dispute gives none back), for its refund's record; and why. */
-  loss: { fee: (cents: number) => { holder: Holder; amount: number }[]; reason: string },
+  loss: { fee: (cents: number) => HeldBy[]; reason: string },
 ): Promise<{ netTaken: number }> {
   const before = await lockSale(tx, saleId);
   if (!before) throw notFound(`sale ${saleId} not found`);

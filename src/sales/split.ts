@@ -1,3 +1,4 @@
+import type { BalanceHolder } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
 import { resolveRecipients } from '../recipients/index.js';
@@ -24,7 +25,10 @@ export interface SplitRule {
 }
 
 /** Whose balance a share enters: the platform's account, or one of its recipients (internal id). */
-export type Holder = { accountId: number } | { recipientId: number };
+export type Holder = BalanceHolder;
+
+/** An amount a party (the account, or a recipient) holds or pays. */
+export type HeldBy = { holder: Holder; amount: number };
 
 /** One party of a split sale: its share of the amount (gross), what enters its balance (net), its terms. */
 export interface Party {

@@ -64,8 +64,9 @@ export async function insertRefund(
 ): Promise<RefundRow> {
   const [row] = await tx.query<RefundRow>(
     `INSERT INTO sale_refunds (sale_id, account_id, amount, net, status, idempotency_key, request_hash, reason,
-                               allocation, fee_returned, receivable_takes)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+                               allocation, fee_returned, receivable_takes, completed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $5 = 'PENDING' THEN NULL ELSE now() END)
+     RETURNING *`,
     [
       r.saleId,
       r.accountId,

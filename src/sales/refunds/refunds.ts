@@ -27,7 +27,7 @@ import {
 import { saleWebhookBody } from '../settlement/notifications.js';
 import { isDispute } from '../settlement/status-machine.js';
 import { moveSale } from '../settlement/transition.js';
-import { allocate, type Holder } from '../split.js';
+import { allocate, type HeldBy, type Holder } from '../split.js';
 import type { SaleRow } from '../types.js';
 import { type RefundView, refundView } from './refund-view.js';
 import {
@@ -272,7 +272,7 @@ export async function recordDisputeLoss(
       takes: [],
     },
   });
-  return refundView(await setRefundStatus(tx, Number(inserted.id), 'DONE'));
+  return refundView(inserted);
 }
 
 /** Each party's part of the net a refund of `net` more takes from the sale (`partsOf`), by holder. */
@@ -281,9 +281,6 @@ export function netPartsOf(sale: SaleRow, net: number): HeldBy[] {
   const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
   return partiesOfMoney(before).map((p, i) => ({ holder: p.holder, amount: parts[i]! }));
 }
-
-/** An amount a party (the account, or a recipient) holds or pays. */
-type HeldBy = { holder: Holder; amount: number };
 
 /** The API's name of each of the sale's parties, in order: "platform", or the recipient's id. */
 function partyNames(sale: SaleRow): string[] {

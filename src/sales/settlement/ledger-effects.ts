@@ -1,5 +1,5 @@
 import type { Posting } from '../../ledger/index.js';
-import { allocate, type Holder, type Party, partiesOf } from '../split.js';
+import { allocate, type HeldBy, type Holder, type Party, partiesOf } from '../split.js';
 import type { SaleRow } from '../types.js';
 import { isDispute, isOpen, type SaleStatus } from './status-machine.js';
 
@@ -213,11 +213,7 @@ export function refundEffect(
  * it is open each party holds what it held before the dispute (a reserve, refunds in progress) plus what losing
  * the part takes from it, shared by the refunds' running totals (`allocate`), to the cent as the loss will.
  */
-export function partDisputeMoves(
-  sale: SaleMoney,
-  status: SaleStatus,
-  netShare: number,
-): { holder: Holder; amount: number }[] {
+export function partDisputeMoves(sale: SaleMoney, status: SaleStatus, netShare: number): HeldBy[] {
   const parties = partiesOfMoney(sale);
   const paid = placements(sale, 'PAGO');
   const held = placements(sale, status);
@@ -233,7 +229,7 @@ export function partDisputeMoves(
  * What an open dispute of the sale holds of each party (what losing it takes): the liable parties' parts of
  * all that is left of the net. The merchant alone for a sale without a split.
  */
-export function disputeClaims(sale: SaleMoney): { holder: Holder; amount: number }[] {
+export function disputeClaims(sale: SaleMoney): HeldBy[] {
   const parties = partiesOfMoney(sale);
   const all = allocate(sale.netAmount, parties);
   const taken = allocate(sale.refundedNet, parties);
