@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Command, CommandContext, CommandHelp } from '../platform/cli/command.js';
-import { formatHelp, UsageError } from '../platform/cli/command.js';
+import { formatHelp, UsageError, usageProblem } from '../platform/cli/command.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { INTEGRATOR_COMMANDS, integratorUsageProblem } from './integrator/commands.js';
 import { COMMANDS } from './registry.js';
@@ -120,18 +120,10 @@ export function checkUsage(argv: readonly string[]): Execution | null {
   }
 }
 
-/** What parseArgs found wrong, in words an operator reads without knowing its rules. */
 /** Bad usage (exit 2) with the command's usage line, said once (a wrong count of arguments is that line). */
 function usageFailure(err: unknown, command: Command, json: boolean): Execution {
   const problem = usageProblem(err);
   return failure(2, problem.startsWith('usage: ') ? problem : `${problem} (usage: ${command.usage})`, json);
-}
-
-function usageProblem(err: unknown): string {
-  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(oneLine(err));
-  // `--minutes -5`: parseArgs takes a value starting with a dash for a forgotten one
-  if (ambiguous) return `${ambiguous[1]} needs a value, and negative values are not accepted`;
-  return oneLine(err);
 }
 
 function parse(command: Command, argv: readonly string[]) {

@@ -318,6 +318,11 @@ describe('gateway refund', () => {
     const bad = await runGateway(['refund', charge.body.uuid, '--amount-cents', '1.5'], keysEnv(m));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--amount-cents must be a positive whole number of cents');
+    // a negative amount reads to parseArgs as a forgotten value: said in the operator's words, not parseArgs'
+    const negative = await runGateway(['refund', charge.body.uuid, '--amount-cents', '-5'], keysEnv(m));
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain('--amount-cents needs a value, and negative values are not accepted');
+    expect(negative.stderr).not.toContain('ambiguous');
   });
 });
 

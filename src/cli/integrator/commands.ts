@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type CommandHelp, UsageError } from '../../platform/cli/command.js';
+import { type CommandHelp, UsageError, usageProblem } from '../../platform/cli/command.js';
 import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/cli.js';
 import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
 import { listen, parseListenArgs } from './listen.js';
@@ -103,7 +103,7 @@ export function integratorUsageProblem(argv: readonly string[]): string | null {
     return null;
   } catch (err) {
     const usage = INTEGRATOR_COMMANDS.find((c) => c.path[0] === argv[0])!.usage;
-    return `${(err as Error).message.split('\n')[0]} (usage: ${usage})`;
+    return `${usageProblem(err)} (usage: ${usage})`;
   }
 }
 

@@ -47,6 +47,15 @@ export interface Command extends CommandHelp {
 /** A usage error (exit 2) as opposed to a failure of the operation (exit 1). */
 export class UsageError extends Error {}
 
+/** What a command's arguments got wrong (parseArgs' or the command's own words), in one line an operator reads. */
+export function usageProblem(err: unknown): string {
+  const text = (err instanceof Error ? err.message : String(err)).split('\n')[0]?.trim() || 'failed';
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(text);
+  // `--minutes -5`: parseArgs takes a value starting with a dash for a forgotten one
+  if (ambiguous) return `${ambiguous[1]} needs a value, and negative values are not accepted`;
+  return text;
+}
+
 export function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
