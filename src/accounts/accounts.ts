@@ -16,7 +16,7 @@ import { AppError, conflict, notFound, validation } from '../platform/errors/app
 import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';
-import { feePlanIdByName } from './fee-plans.js';
+import { defaultFeePlanName, feePlanIdByName } from './fee-plans.js';
 import type { AccountStatus } from './status.js';
 
 export interface AccountRow {
@@ -67,18 +67,6 @@ export interface AccountProfile {
   address: Record<string, string>;
 }
 
-/** FEE_PLAN_DEFAULT: the name of the plan new accounts are put on (null: their own rates). Set once at start. */
-let defaultFeePlan: string | null = null;
-
-export function setDefaultFeePlan(name: string | null): void {
-  defaultFeePlan = name;
-}
-
-/** The name FEE_PLAN_DEFAULT gives (a plan of that name may not exist yet); null: none. */
-export function defaultFeePlanName(): string | null {
-  return defaultFeePlan;
-}
-
 /**
  * Approval needs prices someone chose: the account's fee plan, or else FEE_PLAN_DEFAULT's, which the account is
  * put on now (in the caller's transaction). Neither → 409 FEE_PLAN_REQUIRED, nothing changed.
@@ -90,6 +78,7 @@ export async function requireFeePlan(tx: Queryable, accountId: number): Promise<
   );
   // an account not waiting for review is not approved at all: its status is the answer (409 INVALID_STATUS)
   if (!row || row.fee_plan_id !== null || row.status !== 'pending_review') return;
+  const defaultFeePlan = defaultFeePlanName();
   const planId = defaultFeePlan === null ? null : await feePlanIdByName(tx, defaultFeePlan);
   if (planId === null) {
     throw new AppError(
@@ -117,9 +106,11 @@ export async function createAccount(
   const passwordHash = await hashPassword(input.password);
   try {
     return await db.tx(async (tx) => {
+      const defaultFeePlan = defaultFeePlanName();
       const planId = defaultFeePlan === null ? null : await feePlanIdByName(tx, defaultFeePlan);
-      // a default naming no plan is the operator's mistake: no account is made at prices nobody chose
-      if (defaultFeePlan !== null && planId === null) {
+      // a default naming no plan is the operator's mistake: no account is made active at prices nobody chose (one
+      // waiting for review is made, without a plan: its approval asks for one, FEE_PLAN_REQUIRED)
+      if (defaultFeePlan !== null && planId === null && input.status !== 'pending_review') {
         throw new Error(`FEE_PLAN_DEFAULT names no fee plan ("${defaultFeePlan}"): create it in the console`);
       }
       const [row] = await tx.query<{ id: number; email: string; name: string }>(

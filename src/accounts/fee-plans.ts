@@ -144,6 +144,18 @@ export async function createFeePlan(q: Queryable, input: FeePlanInput): Promise<
   return feePlanView(row!);
 }
 
+/** FEE_PLAN_DEFAULT: the name of the plan new accounts are put on (null: their own rates). Set once at start. */
+let defaultFeePlan: string | null = null;
+
+export function setDefaultFeePlan(name: string | null): void {
+  defaultFeePlan = name;
+}
+
+/** The name FEE_PLAN_DEFAULT gives (a plan of that name may not exist yet); null: none. */
+export function defaultFeePlanName(): string | null {
+  return defaultFeePlan;
+}
+
 /**
  * Changes a plan (the fields given): sales already created keep the fees they were created with; the accounts
  * on it pay the new rates from their next sale, withdrawal or anticipation on. Returns it before and after.
@@ -157,6 +169,12 @@ export async function updateFeePlan(
   if (Object.keys(columns).length === 0) throw validation('nothing to change: give at least one field');
   const [old] = await tx.query<FeePlanRow>(`SELECT ${COLUMNS} FROM fee_plans WHERE id = $1 FOR UPDATE`, [id]);
   if (!old) throw notFound('Fee plan not found');
+  // FEE_PLAN_DEFAULT finds its plan by name: renamed, new accounts would be made on no plan
+  if (columns.name !== undefined && columns.name !== old.name && old.name === defaultFeePlan) {
+    throw conflict(
+      `"${old.name}" is the plan FEE_PLAN_DEFAULT names, which new accounts are put on: set FEE_PLAN_DEFAULT to the new name (and restart) before renaming it, or make a new plan`,
+    );
+  }
   const names = Object.keys(columns);
   const [row] = await tx
     .query<FeePlanRow>(

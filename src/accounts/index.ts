@@ -4,10 +4,8 @@ export {
   type AccountProfile,
   accountSettingsView,
   createAccount,
-  defaultFeePlanName,
   getAccount,
   requireFeePlan,
-  setDefaultFeePlan,
 } from './accounts.js';
 export {
   accountColumnSql,
@@ -24,10 +22,12 @@ export {
 export {
   assignFeePlan,
   createFeePlan,
+  defaultFeePlanName,
   type FeePlanInput,
   type FeePlanView,
   findFeePlan,
   listFeePlans,
+  setDefaultFeePlan,
   updateFeePlan,
 } from './fee-plans.js';
 export { feeRoutes } from './fees.routes.js';

@@ -54,6 +54,7 @@ export async function anticipationRoutes(
       config: {
         errorShape: 'transaction',
         permission: 'withdrawals.create',
+        moves: 'anticipation',
         errors: ['FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REUSED'],
       },
       onRequest: door,

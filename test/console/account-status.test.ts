@@ -103,6 +103,22 @@ function moneyRoutes(m: TestMerchant) {
       shape: 'A',
     },
     {
+      name: 'API anticipation',
+      method: 'POST',
+      path: '/api/anticipations',
+      headers: m.keys,
+      body: { upTo: '2099-12-31' },
+      shape: 'D',
+    },
+    {
+      name: 'panel anticipation',
+      method: 'POST',
+      path: '/api/anticipations',
+      headers: m.panel,
+      body: { upTo: '2099-12-31' },
+      shape: 'A',
+    },
+    {
       name: 'panel payment link',
       method: 'POST',
       path: '/api/panel/payment-links',
@@ -124,10 +140,12 @@ async function counts(m: TestMerchant) {
     sales: number;
     withdrawals: number;
     tokens: number;
+    anticipations: number;
   }>(
     `SELECT (SELECT count(*)::int FROM sales WHERE account_id = $1) AS sales,
             (SELECT count(*)::int FROM withdrawals WHERE account_id = $1) AS withdrawals,
-            (SELECT count(*)::int FROM card_tokens WHERE account_id = $1) AS tokens`,
+            (SELECT count(*)::int FROM card_tokens WHERE account_id = $1) AS tokens,
+            (SELECT count(*)::int FROM anticipations WHERE account_id = $1) AS anticipations`,
     [m.accountId],
   );
   return row!;

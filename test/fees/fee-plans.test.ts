@@ -228,7 +228,7 @@ describe('GET /api/fees', () => {
   it('FEE_PLAN_DEFAULT puts new accounts on the named plan', async () => {
     const name = unique('Novas');
     await planFor(server, finance, null, planBody(name, { pixFixedCents: 77, pixPercent: '0' }));
-    const { setDefaultFeePlan } = await import('../../src/accounts/accounts.js');
+    const { setDefaultFeePlan } = await import('../../src/accounts/fee-plans.js');
     const list = async () =>
       (
         await call<{ data: { id: number; name: string }[]; defaultPlanId: number | null }>(
@@ -244,7 +244,24 @@ describe('GET /api/fees', () => {
       const m = await createMerchant(server);
       expect((await sandboxSale(server, m, { amount: 10000 })).systemFee).toBe(77);
       const plans = await list();
-      expect(plans.defaultPlanId).toBe(plans.data.find((p) => p.name === name)!.id);
+      const planId = plans.data.find((p) => p.name === name)!.id;
+      expect(plans.defaultPlanId).toBe(planId);
+      // the default finds its plan by name: renaming it would leave new accounts on none, so it is refused
+      const renamed = await call<{ error: { code: string; message: string } }>(
+        'PATCH',
+        `${server.url}/api/ops/fee-plans/${planId}`,
+        { headers: finance.ops, body: { name: `${name} 2` } },
+      );
+      expect(renamed.status).toBe(409);
+      expect(renamed.body.error.code).toBe('CONFLICT');
+      expect(renamed.body.error.message).toContain('FEE_PLAN_DEFAULT');
+      expect((await list()).defaultPlanId).toBe(planId);
+      // its rates still change
+      const repriced = await call('PATCH', `${server.url}/api/ops/fee-plans/${planId}`, {
+        headers: finance.ops,
+        body: { pixFixedCents: 78 },
+      });
+      expect(repriced.status, repriced.text).toBe(200);
     } finally {
       setDefaultFeePlan(null);
     }

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDefaultFeePlan } from '../../src/accounts/fee-plans.js';
 import { saleInput } from '../sales/fixtures.js';
 import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
-import { createOperator, giveFeePlan, type TestOperator } from '../support/operators.js';
+import { createFeePlan, createOperator, giveFeePlan, type TestOperator } from '../support/operators.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -256,6 +257,42 @@ describe('self sign-up and onboarding', () => {
     const mail = await mailbox.waitFor(body.email, /Cadastro não aprovado/);
     expect(mail.text).toContain('documentos ilegíveis');
     expect((await call('GET', `${server.url}/api/onboarding`, { headers: panel })).status).toBe(401);
+  });
+
+  it('a sign-up while FEE_PLAN_DEFAULT names no plan waits for one: made without a plan, its approval asks for one', async () => {
+    const name = `Padrão ${randomBytes(4).toString('hex')}`;
+    setDefaultFeePlan(name);
+    try {
+      const body = signupBody();
+      const { res } = await signUp(body);
+      expect(res.status, res.text).toBe(201);
+      const [row] = await server.runtime.platform.db.query<{ id: string; fee_plan_id: string | null }>(
+        'SELECT id, fee_plan_id FROM accounts WHERE email = $1',
+        [body.email],
+      );
+      expect(row!.fee_plan_id).toBeNull();
+      const approve = () =>
+        call<{ status: string; error?: { code: string } }>(
+          'POST',
+          `${server.url}/api/ops/accounts/${row!.id}/approve`,
+          { headers: admin.ops, body: {} },
+        );
+      const refused = await approve();
+      expect(refused.status).toBe(409);
+      expect(refused.body.error?.code).toBe('FEE_PLAN_REQUIRED');
+      // the plan the default names made: the approval puts the account on it
+      const planId = await createFeePlan(server, admin, name);
+      const approved = await approve();
+      expect(approved.status, approved.text).toBe(200);
+      expect(approved.body.status).toBe('active');
+      const [after] = await server.runtime.platform.db.query<{ fee_plan_id: string }>(
+        'SELECT fee_plan_id FROM accounts WHERE id = $1',
+        [row!.id],
+      );
+      expect(Number(after!.fee_plan_id)).toBe(planId);
+    } finally {
+      setDefaultFeePlan(null);
+    }
   });
 });
 

@@ -195,7 +195,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, { meaning: string; action: string
   },
   ACCOUNT_SUSPENDED: {
     meaning:
-      'The account is suspended by the gateway: reads, refunds and dispute answers work; charges and cashouts do not, and its withdrawals not yet sent wait.',
+      'The account is suspended by the gateway: reads, refunds and dispute answers work; charges, cashouts and anticipations do not, and its withdrawals not yet sent wait.',
     action: 'Talk to the gateway’s support team.',
     example: 'This account is suspended: charges and cashouts are refused',
   },

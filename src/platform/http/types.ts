@@ -24,12 +24,12 @@ declare module 'fastify' {
     keyScope?: 'read' | 'charges' | 'full';
     keyScopeRefusal?: 'business-rule';
     /**
-     * This route opens a charge or a cashout, or tokenizes a card for a charge: refused (403
+     * This route opens a charge, a cashout or an anticipation, or tokenizes a card for a charge: refused (403
      * ACCOUNT_NOT_ACTIVE / ACCOUNT_SUSPENDED) unless the account is active, in the route's body family (the
      * business-rule one where `keyScopeRefusal` says so); a `sandbox-charge` is refused to a suspended account
      * alone. Only `charge` routes are shed under load.
      */
-    moves?: 'charge' | 'cashout' | 'card-token' | 'sandbox-charge';
+    moves?: 'charge' | 'cashout' | 'card-token' | 'sandbox-charge' | 'anticipation';
   }
   interface FastifyRequest {
     /**
