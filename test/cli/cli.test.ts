@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeePlan } from '../../src/accounts/fee-plans.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { type Db, openDb } from '../../src/platform/db/db.js';
 import { type CliResult, lines, runGateway } from '../support/cli.js';
@@ -170,6 +171,40 @@ describe('gateway accounts create', () => {
     expect(JSON.parse(dupJson.stdout)).toEqual({
       error: { exitCode: 1, message: expect.stringMatching(/already exists/) },
     });
+  });
+
+  it('FEE_PLAN_DEFAULT naming no plan refuses an active account (exit 1, nothing made); once the plan exists, the account is on it', async () => {
+    const plan = `Padrão CLI ${process.pid}`;
+    const withDefault = { ...env, FEE_PLAN_DEFAULT: plan };
+    const address = email();
+    const args = [
+      'accounts',
+      'create',
+      '--name',
+      'Loja',
+      '--email',
+      address,
+      '--password',
+      'uma-senha-longa',
+    ];
+    fails(await runGateway(args, withDefault), 1, /FEE_PLAN_DEFAULT names no fee plan/);
+    expect(await db.query('SELECT 1 FROM accounts WHERE email = $1', [address])).toEqual([]);
+    // the plan as the console makes it (by its module: this test has no console)
+    const made = await createFeePlan(db, {
+      name: plan,
+      pixPercent: '0.99',
+      pixFixedCents: 0,
+      boletoFixedCents: 0,
+      creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
+      debitPercent: '1.99',
+      anticipationMonthlyPercent: '3',
+      cashoutFixedCents: 0,
+    });
+    const account = ok<{ id: number }>(await runGateway([...args, '--json'], withDefault));
+    const [row] = await db.query<{ fee_plan_id: string }>('SELECT fee_plan_id FROM accounts WHERE id = $1', [
+      account.id,
+    ]);
+    expect(Number(row!.fee_plan_id)).toBe(made.id);
   });
 
   it('exit 2 for bad usage', async () => {
