@@ -124,9 +124,8 @@ export class PublicCheckout {
     // the same payer paying again (a reload, a second press) is shown the charge already open for them, known
     // by their page's token: another payer typing the same CPF gets a charge of their own
     const payer = payerTokenOf(body.payerToken);
-    const open = body.payerToken
-      ? await openChargeOfPayer(this.deps.db, { paymentLinkId: link.id }, payer.hash, amount)
-      : null;
+    const place = { paymentLinkId: link.id };
+    const open = body.payerToken ? await openChargeOfPayer(this.deps.db, place, payer.hash, amount) : null;
     if (open) return paymentOf(open, payer.token);
     await this.refuseWhenUsedUp(link);
     const leftSeconds = link.expires_at ? Math.floor((link.expires_at.getTime() - Date.now()) / 1000) : null;
@@ -141,13 +140,19 @@ export class PublicCheckout {
     await this.refuseWhenBlocked(link.account_id, 'PIX', charge, origin, ip, () =>
       this.checkPix(link.account_id, charge),
     );
+    const uses = reserveUse(link);
+    const onePerPayer = body.payerToken ? payerChargeOnce(place, payer.hash, amount) : undefined;
     return this.openPix(
       link.account_id,
       { ...charge, expiresIn },
       log,
       origin,
       payer.token,
-      reserveUse(link),
+      async (tx, saleId) => {
+        // the payer's own charge first: a payer pressing twice is given their charge, not told the link is used up
+        await onePerPayer?.(tx, saleId);
+        await uses?.(tx);
+      },
     );
   }
 
@@ -179,13 +184,9 @@ export class PublicCheckout {
     offersPix(session.methods);
     const customer = payerOf(body, session.customer);
     const payer = payerTokenOf(body.payerToken);
+    const place = { checkoutSessionId: session.id };
     const open = body.payerToken
-      ? await openChargeOfPayer(
-          this.deps.db,
-          { checkoutSessionId: session.id },
-          payer.hash,
-          session.amount_cents,
-        )
+      ? await openChargeOfPayer(this.deps.db, place, payer.hash, session.amount_cents)
       : null;
     if (open) return paymentOf(open, payer.token);
     const leftSeconds = Math.floor((session.expires_at.getTime() - Date.now()) / 1000);
@@ -205,7 +206,14 @@ export class PublicCheckout {
     await this.refuseWhenBlocked(session.account_id, 'PIX', charge, origin, ip, () =>
       this.checkPix(session.account_id, charge),
     );
-    return this.openPix(session.account_id, { ...charge, expiresIn }, log, origin, payer.token);
+    return this.openPix(
+      session.account_id,
+      { ...charge, expiresIn },
+      log,
+      origin,
+      payer.token,
+      body.payerToken ? payerChargeOnce(place, payer.hash, session.amount_cents) : undefined,
+    );
   }
 
   /**
@@ -332,18 +340,24 @@ export class PublicCheckout {
     log: Logger,
     origin: SaleOrigin,
     payerToken: string,
-    reserve?: (tx: Queryable) => Promise<void>,
+    reserve?: (tx: Queryable, saleId: number) => Promise<void>,
   ): Promise<PixPayment> {
-    const { sale } = await createPixSale(
-      this.deps.db,
-      this.deps.pixProcessor,
-      accountId,
-      { ...charge, paymentMethod: 'PIX' },
-      null,
-      { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin, ...(reserve ? { reserve } : {}) },
-    );
-    const stored = await originSale(this.deps.db, sale.id);
-    return paymentOf(stored!, payerToken);
+    try {
+      const { sale } = await createPixSale(
+        this.deps.db,
+        this.deps.pixProcessor,
+        accountId,
+        { ...charge, paymentMethod: 'PIX' },
+        null,
+        { allowPrivateTargets: this.deps.allowPrivateTargets, log, origin, ...(reserve ? { reserve } : {}) },
+      );
+      const stored = await originSale(this.deps.db, sale.id);
+      return paymentOf(stored!, payerToken);
+    } catch (err) {
+      // the same payer's request that came first stored its charge: this one's is removed, theirs is the answer
+      if (err instanceof PayerChargeOpen) return paymentOf(err.sale, payerToken);
+      throw err;
+    }
   }
 }
 
@@ -388,6 +402,32 @@ export function reserveUse(link: LinkRow): ((tx: Queryable) => Promise<void>) | 
         'used_up',
       );
     }
+  };
+}
+
+/** A charge of the same payer was stored first: the one being stored is not, and theirs is answered instead. */
+class PayerChargeOpen extends Error {
+  constructor(readonly sale: OriginSale) {
+    super('This payer already has a charge open on this page');
+  }
+}
+
+/**
+ * One open charge per payer of a page, decided in the transaction that stores a new one: the payer's token is
+ * locked, and a charge of theirs already stored (a request of theirs that came first: two tabs, or a script
+ * pressing at once, each past the read before opening) refuses this one (`PayerChargeOpen`), whose caller answers
+ * theirs. The read before the processor's call answers the common case (a reload) without opening anything.
+ */
+function payerChargeOnce(
+  place: { paymentLinkId: string } | { checkoutSessionId: string },
+  tokenHash: Buffer,
+  amount: number,
+): (tx: Queryable, saleId: number) => Promise<void> {
+  const id = 'paymentLinkId' in place ? `link:${place.paymentLinkId}` : `session:${place.checkoutSessionId}`;
+  return async (tx, saleId) => {
+    await lockForTransaction(tx, 'checkout-payer', `${id}:${tokenHash.toString('hex')}`);
+    const first = await openChargeOfPayer(tx, place, tokenHash, amount, saleId);
+    if (first) throw new PayerChargeOpen(first);
   };
 }
 

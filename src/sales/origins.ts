@@ -61,12 +61,14 @@ export async function openChargeOfPayer(
   origin: { paymentLinkId: string } | { checkoutSessionId: string },
   tokenHash: Buffer,
   amount: number,
+  /** A sale not to count: the one a transaction has just stored, asking whether another was open before it. */
+  except: number | null = null,
 ): Promise<OriginSale | null> {
   const [row] = await q.query<OriginSaleRow>(
     `SELECT ${COLUMNS} FROM sales
       WHERE ($1::uuid IS NULL OR payment_link_id = $1) AND ($2::uuid IS NULL OR checkout_session_id = $2)
         AND ($1::uuid IS NOT NULL OR $2::uuid IS NOT NULL)
-        AND payer_token_hash = $3 AND amount = $4
+        AND payer_token_hash = $3 AND amount = $4 AND ($5::bigint IS NULL OR id <> $5)
         AND status = 'PENDENTE' AND pix_key IS NOT NULL AND charge_expires_at > now() + interval '30 seconds'
       ORDER BY id DESC LIMIT 1`,
     [
@@ -74,6 +76,7 @@ export async function openChargeOfPayer(
       'checkoutSessionId' in origin ? origin.checkoutSessionId : null,
       tokenHash,
       amount,
+      except,
     ],
   );
   return row ? originSaleOf(row) : null;

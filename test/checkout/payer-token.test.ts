@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -62,6 +63,29 @@ describe("a payer's own charge", () => {
     expect(second.body.saleId).not.toBe(first.body.saleId);
     const again = await pay(`/checkout/${session.id}`, { ...PAYER, payerToken: first.body.payerToken });
     expect(again.body.saleId).toBe(first.body.saleId);
+  });
+
+  it('the same token sent at once (two tabs, a script) opens one charge and takes one use, on a link and a session', async () => {
+    const payerToken = randomBytes(32).toString('base64url');
+    const link = await createLink(server, merchant, { maxUses: 3 });
+    const session = await createSession(server, merchant);
+    for (const [path, where] of [
+      [`/pay/${link.slug}`, ['payment_link_id', link.id]],
+      [`/checkout/${session.id}`, ['checkout_session_id', session.id]],
+    ] as const) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => pay(path, { ...PAYER, payerToken })));
+      for (const a of answers) expect(a.status, a.text).toBe(201);
+      const ids = new Set(answers.map((a) => a.body.saleId));
+      expect(ids.size, path).toBe(1);
+      const stored = await db().query<{ uuid: string }>(
+        `SELECT uuid::text FROM sales WHERE ${where[0]} = $1`,
+        [where[1]],
+      );
+      expect(stored.map((r) => r.uuid)).toEqual([...ids]);
+    }
+    // the link's other two uses are still there for other payers
+    for (let i = 0; i < 2; i++) expect((await pay(`/pay/${link.slug}`, SAME_CPF)).status).toBe(201);
+    expect((await pay(`/pay/${link.slug}`, SAME_CPF)).status).toBe(410);
   });
 
   it('a token that is not one the gateway makes is refused (400, nothing opened)', async () => {
