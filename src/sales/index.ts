@@ -57,6 +57,7 @@ export { saleFees } from './fees.js';
 export { checkSaleSize, normalizeCustomer, normalizePostbackUrl, parseDate } from './input.js';
 export { ownedSale, saleJson } from './lookup.js';
 export {
+  cartPaymentUnderWaySql,
   linkUses,
   type OriginSale,
   openChargeOfPayer,

@@ -102,6 +102,15 @@ export async function openPixOfCarts(
   return new Map(rows.map((r) => [Number(r.cart_id), originSaleOf(r)]));
 }
 
+/**
+ * A condition: the cart `cartIdExpr` names has a payment under way that needs nothing more of its payer (a boleto
+ * not yet paid nor cancelled, a card sale being decided): its payer did not leave it.
+ */
+export function cartPaymentUnderWaySql(cartIdExpr: string): string {
+  return `EXISTS (SELECT 1 FROM sales s WHERE s.cart_id = ${cartIdExpr} AND s.payment_method <> 'PIX'
+                     AND s.status IN ('PENDENTE', 'EM_PROCESSAMENTO'))`;
+}
+
 /** The sales of each checkout session, oldest first. */
 export async function salesOfSessions(
   q: Queryable,

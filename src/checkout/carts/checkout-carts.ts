@@ -6,6 +6,7 @@ import { formatBrl } from '../../platform/money/money.js';
 import { greeting, nameForMail } from '../../platform/text/names.js';
 import {
   type Customer,
+  cartPaymentUnderWaySql,
   type OriginSale,
   openPixOfCarts,
   type SaleItem,
@@ -38,7 +39,17 @@ export async function checkoutCart(
           ORDER BY id DESC LIMIT 1 FOR UPDATE`,
         [origin.paymentLinkId, sale.customer.email],
       );
-  if (found) return Number(found.id);
+  if (found) {
+    // the payer's latest choice is the cart's (an open link's amount, their name or e-mail as typed again): its
+    // abandonment and recovery tell what they were paying, and the recovery e-mail says so
+    await tx.query('UPDATE carts SET customer = $2, items = $3, amount = $4 WHERE id = $1', [
+      found.id,
+      JSON.stringify(sale.customer),
+      JSON.stringify(cartItems(sale.items)),
+      sale.amount,
+    ]);
+    return Number(found.id);
+  }
   const [made] = await tx.query<{ id: number }>(
     `INSERT INTO carts (uuid, account_id, status, customer, items, amount, payment_link_id, checkout_session_id,
                         recovery_url)
@@ -47,14 +58,7 @@ export async function checkoutCart(
       randomUUID(),
       accountId,
       JSON.stringify(sale.customer),
-      JSON.stringify(
-        sale.items.map(({ title, unitPrice, quantity, tangible }) => ({
-          title,
-          unitPrice,
-          quantity,
-          tangible,
-        })),
-      ),
+      JSON.stringify(cartItems(sale.items)),
       sale.amount,
       origin.paymentLinkId ?? null,
       origin.checkoutSessionId ?? null,
@@ -64,12 +68,17 @@ export async function checkoutCart(
   return Number(made!.id);
 }
 
+const cartItems = (items: Omit<SaleItem, 'id'>[]) =>
+  items.map(({ title, unitPrice, quantity, tangible }) => ({ title, unitPrice, quantity, tangible }));
+
 /** How often open checkout carts are looked at: well within a minute of their abandonment. */
 export const CART_ABANDON_CHECK_EVERY_MS = 20_000;
 const BATCH = 100;
 
 /**
- * Checkout carts left OPEN (no sale of theirs paid) for `afterMinutes` become ABANDONED, each with its
+ * Checkout carts left OPEN (no sale of theirs paid, none under way: a boleto not yet paid nor cancelled, a card
+ * being decided, whose payer left nothing undone and must not be asked to pay again) for `afterMinutes` become
+ * ABANDONED, each with its
  * cart.abandoned fact and, when its account has the recovery e-mail on, one e-mail to the payer with the
  * page's link, in the transaction that abandons it (once: an abandoned cart is never abandoned again).
  * Several workers share the carts (SKIP LOCKED). Returns how many were abandoned.
@@ -83,6 +92,7 @@ export async function abandonCheckoutCarts(db: Db, mail: MailOutbox, afterMinute
            SELECT id FROM carts
             WHERE status = 'OPEN' AND recovery_url IS NOT NULL
               AND created_at < now() - make_interval(mins => $1)
+              AND NOT ${cartPaymentUnderWaySql('carts.id')}
             ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
          UPDATE carts c SET status = 'ABANDONED', abandoned_at = now() FROM due WHERE c.id = due.id
          RETURNING c.*`,

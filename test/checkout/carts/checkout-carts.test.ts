@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abandonCheckoutCarts } from '../../../src/checkout/carts/checkout-carts.js';
+import { ADDRESS } from '../../boletos/fixtures.js';
 import { moveTo } from '../../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
@@ -74,6 +75,58 @@ describe('checkout carts', () => {
       saleUuid: payment.saleId,
       id: events[0]!.data.id,
     });
+  });
+
+  it("an open link's cart tells the payer's latest amount: abandoned and recovered with the sale they paid", async () => {
+    const payer = { ...PAYER, email: 'valor-novo@example.com' };
+    const link = await createLink(server, merchant, {
+      amountCents: undefined,
+      minCents: 1000,
+      maxCents: 20000,
+    });
+    const pay = (amountCents: number) =>
+      call<PixPaymentBody>('POST', `${server.url}/api/public/pay/${link.slug}`, {
+        body: { ...payer, amountCents },
+      });
+    expect((await pay(1000)).status).toBe(201);
+    const chosen = await pay(20000);
+    expect(chosen.status, chosen.text).toBe(201);
+    await abandonNow();
+    const abandoned = (await cartEvents(merchant)).filter((e) => e.data.customerEmail === payer.email);
+    expect(abandoned.map((e) => [e.type, e.data.amount])).toEqual([['cart.abandoned', '20000']]);
+    expect((await moveTo(server, merchant, chosen.body.saleId, 'PAGO')).status).toBe(200);
+    const recovered = (await cartEvents(merchant)).find(
+      (e) => e.type === 'cart.recovered' && e.data.customerEmail === payer.email,
+    );
+    expect(recovered?.data).toMatchObject({ amount: '20000', saleUuid: chosen.body.saleId });
+  });
+
+  it('a payer who chose a boleto left nothing undone: no abandonment while it can be paid; cancelled unpaid, abandoned', async () => {
+    await setRecoveryMail(true);
+    try {
+      const payer = { ...PAYER, email: 'boleto@example.com' };
+      const link = await createLink(server, merchant, { methods: ['PIX', 'BOLETO'] });
+      const issued = await call<{ saleId: string }>(
+        'POST',
+        `${server.url}/api/public/pay/${link.slug}/boleto`,
+        {
+          body: { ...payer, address: ADDRESS },
+        },
+      );
+      expect(issued.status, issued.text).toBe(201);
+      await abandonNow();
+      const ofPayer = async () =>
+        (await cartEvents(merchant)).filter((e) => e.data.customerEmail === payer.email).map((e) => e.type);
+      expect(await ofPayer()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mailbox.messages.filter((m) => m.to === payer.email)).toEqual([]);
+      // the boleto cancelled unpaid (its last payable day passed): the payer did leave
+      expect((await moveTo(server, merchant, issued.body.saleId, 'CANCELADO')).status).toBe(200);
+      await abandonNow();
+      expect(await ofPayer()).toEqual(['cart.abandoned']);
+    } finally {
+      await setRecoveryMail(false);
+    }
   });
 
   it('a payer who pays in time leaves no abandoned cart and no cart event', async () => {
