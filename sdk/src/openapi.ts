@@ -12591,11 +12591,31 @@ export interface paths {
                          *         "tpvCents": 15000,
                          *         "feeCents": 15000,
                          *         "takeRatePercent": "pedido-1001"
+                         *       },
+                         *       "revenue": {
+                         *         "salesCents": 15000,
+                         *         "withdrawalsCents": 15000,
+                         *         "anticipationsCents": 15000,
+                         *         "refundsCents": 15000,
+                         *         "totalCents": 15000
                          *       }
                          *     }
                          */
                         "application/json": {
                             from: string;
+                            /** @description Every fee the company earned in the period, by source, from the ledger's revenue account (system:fees), per São Paulo day; null for one account's report (accountId) */
+                            revenue: {
+                                /** @description Anticipations' fees, as they were paid */
+                                anticipationsCents: number;
+                                /** @description The part of sale fees that refunds gave back (zero or negative) */
+                                refundsCents: number;
+                                /** @description Sales' fees, as they were paid (the rows' feeCents together) */
+                                salesCents: number;
+                                /** @description Everything the company earned in the period: the sum of the above */
+                                totalCents: number;
+                                /** @description Withdrawals' fees, as they completed */
+                                withdrawalsCents: number;
+                            } | null;
                             rows: {
                                 accountId?: number;
                                 accountName?: string;

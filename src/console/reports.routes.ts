@@ -1,4 +1,5 @@
 import { accountNames } from '../accounts/index.js';
+import { revenueByDay } from '../ledger/index.js';
 import { validation } from '../platform/errors/app-error.js';
 import { sendCsv } from '../platform/http/csv.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
@@ -53,7 +54,9 @@ export async function consoleReportRoutes(app: Http, deps: ConsoleRouteDeps): Pr
       const names = byAccount
         ? await accountNames(deps.db, [...new Set(rows.map((r) => r.accountId!))])
         : new Map<number, string>();
-      const report = reportView(from, to, rows, names);
+      // every fee earned, by source (the rows are sales' fees alone): the platform's, not one account's
+      const revenue = accountId ? null : await revenueByDay(deps.db, from, to);
+      const report = reportView(from, to, rows, names, revenue);
       if (format !== 'csv') return report;
       return sendCsv<ReportRowView>(reply, `relatorio-${from}-${to}.csv`, toAsync(report.rows), [
         { header: 'dia', value: (r) => r.day },

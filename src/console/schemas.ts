@@ -187,6 +187,28 @@ export const Report = Type.Object({
     feeCents: Type.Integer(),
     takeRatePercent: Type.String(),
   }),
+  revenue: Type.Union(
+    [
+      Type.Object({
+        salesCents: Type.Integer({
+          description: "Sales' fees, as they were paid (the rows' feeCents together)",
+        }),
+        withdrawalsCents: Type.Integer({ description: "Withdrawals' fees, as they completed" }),
+        anticipationsCents: Type.Integer({ description: "Anticipations' fees, as they were paid" }),
+        refundsCents: Type.Integer({
+          description: 'The part of sale fees that refunds gave back (zero or negative)',
+        }),
+        totalCents: Type.Integer({
+          description: 'Everything the company earned in the period: the sum of the above',
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "Every fee the company earned in the period, by source, from the ledger's revenue account (system:fees), per São Paulo day; null for one account's report (accountId)",
+    },
+  ),
 });
 
 /** An anticipation in the console's list: with whose it is, as the console's other lists. */

@@ -1,4 +1,5 @@
 import { accountNames } from '../accounts/index.js';
+import type { RevenueDay } from '../ledger/index.js';
 import type { Queryable } from '../platform/db/db.js';
 import { formatReais } from '../platform/money/money.js';
 import type { DailyTotal } from '../sales/index.js';
@@ -30,7 +31,26 @@ export interface ReportRowView extends DailyTotal {
   takeRatePercent: string;
 }
 
-export function reportView(from: string, to: string, rows: DailyTotal[], names: Map<number, string>) {
+/** The period's revenue by source, its days added up; null when the report is of one account. */
+export function revenueView(days: RevenueDay[] | null) {
+  if (days === null) return null;
+  const sum = (pick: (d: RevenueDay) => number) => days.reduce((t, d) => t + pick(d), 0);
+  return {
+    salesCents: sum((d) => d.salesCents),
+    withdrawalsCents: sum((d) => d.withdrawalsCents),
+    anticipationsCents: sum((d) => d.anticipationsCents),
+    refundsCents: sum((d) => d.refundsCents),
+    totalCents: sum((d) => d.totalCents),
+  };
+}
+
+export function reportView(
+  from: string,
+  to: string,
+  rows: DailyTotal[],
+  names: Map<number, string>,
+  revenue: RevenueDay[] | null,
+) {
   const totals = rows.reduce(
     (t, r) => ({
       salesCount: t.salesCount + r.salesCount,
@@ -50,6 +70,7 @@ export function reportView(from: string, to: string, rows: DailyTotal[], names: 
       }),
     ),
     totals: { ...totals, takeRatePercent: takeRate(totals.feeCents, totals.tpvCents) },
+    revenue: revenueView(revenue),
   };
 }
 

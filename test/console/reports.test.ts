@@ -103,6 +103,66 @@ describe('the daily report', () => {
     expect(records.reduce((t, r) => t + Number(r.tpv_centavos), 0)).toBe(truth!.tpv);
   });
 
+  it("tells every fee earned, by source, as the ledger's revenue account has it: withdrawals' and refunds' too", async () => {
+    const m = await createMerchant(server, 'Loja Receita');
+    const db = server.runtime.platform.db;
+    await updateAccount(db, m.accountId, { saleFeePercentE4: 20_000, cashoutFeeFixed: 75 });
+    const sale = await sandboxSale(server, m, {
+      amount: 50_000,
+      items: [{ title: 'x', unitPrice: 50_000, quantity: 1, tangible: false }],
+    });
+    expect((await moveTo(server, m, sale.id, 'PAGO')).status).toBe(200);
+    const refund = await call('POST', `${server.url}/api/transactions/${sale.id}/refund`, {
+      headers: m.keys,
+      body: { amountCents: 10_000 },
+    });
+    expect(refund.status, refund.text).toBe(202);
+    const w = await call<{ id: number }>('POST', `${server.url}/api/public/cashout`, {
+      headers: m.keys,
+      body: { amount: 100, pixKey: '52998224725' },
+    });
+    expect(w.status, w.text).toBe(201);
+    await expect
+      .poll(
+        async () =>
+          (
+            await call('POST', `${server.url}/api/sandbox/cashouts/${w.body.id}/result`, {
+              headers: m.keys,
+              body: { result: 'COMPLETED' },
+            })
+          ).status,
+        { timeout: 20_000 },
+      )
+      .toBe(200);
+    const day = today();
+    const res = await call<Report & { revenue: Record<string, number> | null }>(
+      'GET',
+      `${server.url}/api/ops/reports/daily?from=${day}&to=${day}`,
+      { headers: finance.ops },
+    );
+    expect(res.status, res.text).toBe(200);
+    const [ledger] = await db.query<{ total: string }>(
+      `SELECT COALESCE(sum(p.amount), 0) AS total FROM postings p
+         JOIN ledger_accounts la ON la.id = p.ledger_account_id AND la.code = 'system:fees'`,
+    );
+    expect(res.body.revenue).toMatchObject({
+      salesCents: res.body.totals.feeCents,
+      totalCents: Number(ledger!.total),
+    });
+    expect(res.body.revenue!.withdrawalsCents).toBeGreaterThanOrEqual(75);
+    expect(res.body.revenue!.refundsCents).toBeLessThan(0);
+    const r = res.body.revenue!;
+    expect(r.salesCents + r.withdrawalsCents + r.anticipationsCents + r.refundsCents).toBe(r.totalCents);
+    // one account's report: its sales' rows, no platform revenue
+    const one = await call<{ revenue: unknown }>(
+      'GET',
+      `${server.url}/api/ops/reports/daily?from=${day}&to=${day}&accountId=${m.accountId}`,
+      { headers: finance.ops },
+    );
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.revenue).toBeNull();
+  });
+
   it('is finance’s: risk gets 403; a bad period is 400', async () => {
     const day = today();
     expect(

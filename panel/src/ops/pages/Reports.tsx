@@ -84,6 +84,20 @@ export function Reports() {
             <dd>{money(report.totals.feeCents)}</dd>
             <dt>Take rate</dt>
             <dd>{percent(report.totals.takeRatePercent)}</dd>
+            {report.revenue && (
+              <>
+                <dt>Receita total</dt>
+                <dd>
+                  {money(report.revenue.totalCents)}{' '}
+                  <span class="hint">
+                    (vendas {money(report.revenue.salesCents)}, saques{' '}
+                    {money(report.revenue.withdrawalsCents)}, antecipações{' '}
+                    {money(report.revenue.anticipationsCents)}, devolvidas em estornos{' '}
+                    {money(report.revenue.refundsCents)})
+                  </span>
+                </dd>
+              </>
+            )}
           </dl>
           <PairedDailyChart
             days={perDay(report)}
