@@ -148,7 +148,8 @@ export async function listDeliveries(
 /**
  * Schedules a manual redelivery of an account's webhook delivery, due at once: a new ticket supersedes any
  * scheduled retry, and an attempt still in flight no longer moves the delivery when it ends (recordAttempts
- * needs a null ticket). Null when the delivery is not the account's.
+ * needs a null ticket). A delivery still owed an automatic retry keeps it should the resend fail
+ * (`resent_in_schedule`). Null when the delivery is not the account's.
  */
 export async function markForResend(
   db: Queryable,
@@ -164,7 +165,11 @@ export async function markForResend(
      u AS (
        UPDATE notification_deliveries d
           SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
-              lease_until = NULL, interrupted = false
+              lease_until = NULL, interrupted = false,
+              -- still owed an automatic retry: the resend takes its place, and a failed one leaves the schedule on
+              -- (a resend asked again before it was sent keeps what the first found)
+              resent_in_schedule = CASE WHEN d.redelivery AND d.status = 'PENDING' THEN d.resent_in_schedule
+                                        ELSE d.status = 'PENDING' END
          FROM w
         WHERE d.id = $1 AND w.id = d.webhook_id AND w.status = 'active'
         RETURNING d.*)

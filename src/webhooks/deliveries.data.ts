@@ -7,6 +7,8 @@ export interface ClaimedAttempt {
   kind: 'webhook' | 'postback';
   attempt: number;
   redelivery: boolean;
+  /** A manual resend of a delivery still owed an automatic retry: should it fail, the schedule goes on. */
+  resentInSchedule: boolean;
   /** An earlier attempt was cut off by its worker dying: one attempt more is allowed (sweeper.ts). */
   interrupted: boolean;
   eventId: string;
@@ -145,9 +147,10 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
           SET ticket = NULL, attempts = d.attempts + 1, last_attempt_at = now(),
               lease_until = now() + make_interval(secs => (ceil(locked.pos::numeric / $6) * $7 + $8)::double precision / 1000)
          FROM locked WHERE d.id = locked.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
-        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.interrupted, d.event_id, d.webhook_id, d.target_host,
-                  d.account_id, d.next_attempt_at)
-     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.interrupted, c.target_host AS "targetHost",
+        RETURNING d.id, d.kind, d.attempts, d.redelivery, d.resent_in_schedule, d.interrupted, d.event_id,
+                  d.webhook_id, d.target_host, d.account_id, d.next_attempt_at)
+     SELECT c.id, c.kind, c.attempts AS attempt, c.redelivery, c.resent_in_schedule AS "resentInSchedule",
+            c.interrupted, c.target_host AS "targetHost",
             c.account_id AS "accountId",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
             e.postback_url AS "postbackUrl", e.postback_body AS "postbackBody",
@@ -172,7 +175,7 @@ export async function claimDue(queue: Queryable, r: ClaimRequest): Promise<Claim
       r.heldPerAccount,
       ...probationParams(r),
     ],
-    { prepare: only ? 'webhooks_claim_only_v4' : 'webhooks_claim_due_v4' },
+    { prepare: only ? 'webhooks_claim_only_v5' : 'webhooks_claim_due_v5' },
   );
   for (const row of rows) {
     row.id = Number(row.id);
@@ -230,6 +233,10 @@ export async function recordAttempts(
         SET status = CASE WHEN i.skip THEN 'SKIPPED' ELSE i.status END,
             status_code = i.status_code, error = i.error, lease_until = NULL,
             ticket = CASE WHEN i.skip THEN NULL ELSE i.ticket END,
+            -- a retry scheduled (after a resend that took a retry's place, too) is an automatic attempt again
+            redelivery = CASE WHEN i.ticket IS NOT NULL AND NOT i.skip THEN false ELSE d.redelivery END,
+            resent_in_schedule = CASE WHEN i.ticket IS NOT NULL AND NOT i.skip THEN false
+                                      ELSE d.resent_in_schedule END,
             next_attempt_at = CASE WHEN i.ticket IS NULL OR i.skip THEN NULL
                                    ELSE now() + make_interval(secs => i.delay_ms::double precision / 1000) END
        FROM decided i
@@ -247,7 +254,7 @@ export async function recordAttempts(
       col((i) => (i.next.status === 'PENDING' ? i.next.ticket : null)),
       col((i) => (i.next.status === 'PENDING' ? i.next.delayMs : 0)),
     ],
-    { prepare: 'webhooks_record_attempts_v3' },
+    { prepare: 'webhooks_record_attempts_v4' },
   );
   for (const { next } of items) {
     deliveries.inc({

@@ -18,7 +18,10 @@ import {
 import type { AttemptResult, NotificationClient } from './http-client.js';
 import { signWebhook } from './signing.js';
 
-/** Automatic attempts per delivery (the API contract's 3); a manual resend is one more, never retried. */
+/**
+ * Attempts per delivery (the API contract's 3); a manual resend of a delivery already ended is one more, never
+ * retried; one of a delivery still owed a retry takes that retry's place (counted among the 3, the schedule goes on).
+ */
 export const MAX_ATTEMPTS = 3;
 /** Extra time beyond the response timeout before an attempt in flight counts as interrupted. */
 export const LEASE_MARGIN_MS = 5000;
@@ -220,7 +223,10 @@ function nextStep(config: Config, c: ClaimedAttempt, result: AttemptResult): Nex
   if (result.outcome === 'delivered') return { status: 'DELIVERED' };
   // a delivery once interrupted by a dying worker has one attempt more (sweeper.ts)
   const allowed = MAX_ATTEMPTS + (c.interrupted ? 1 : 0);
-  if (result.outcome === 'fail' || c.redelivery || c.attempt >= allowed) return { status: 'FAILED' };
+  // a resend is one attempt more, never retried, unless it took the place of a retry still owed: then the
+  // schedule goes on, the resend counted among the attempts
+  const retried = !c.redelivery || c.resentInSchedule;
+  if (result.outcome === 'fail' || !retried || c.attempt >= allowed) return { status: 'FAILED' };
   const delayMs = config.webhookRetryDelaysMs[c.attempt - 1] ?? config.webhookRetryDelaysMs.at(-1) ?? 0;
   return { status: 'PENDING', ticket: randomUUID(), delayMs };
 }

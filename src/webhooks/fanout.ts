@@ -114,7 +114,8 @@ export async function fanOutPending(
          FROM capped ORDER BY created_at, event_id, webhook_id
        ON CONFLICT DO NOTHING
        RETURNING id, kind, attempts, event_id, account_id, webhook_id, target_host)
-     SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, false AS interrupted, false AS "webhookDisabled",
+     SELECT ins.id, ins.kind, 1 AS attempt, false AS redelivery, false AS "resentInSchedule", false AS interrupted,
+            false AS "webhookDisabled",
             ins.target_host AS "targetHost",
             ins.account_id AS "accountId",
             e.id AS "eventId", e.event_type AS "eventType", e.webhook_body AS "webhookBody",
@@ -127,7 +128,7 @@ export async function fanOutPending(
        LEFT JOIN webhooks w ON w.id = ins.webhook_id
       WHERE ins.attempts = 1
      UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
             (SELECT count(*)::int FROM o), (SELECT count(*)::int FROM ins)
      ORDER BY 1`,
     [
@@ -145,7 +146,7 @@ export async function fanOutPending(
       room.heldPerAccount,
       ...probationParams(room),
     ],
-    { prepare: 'webhooks_fan_out_v7' },
+    { prepare: 'webhooks_fan_out_v8' },
   );
   const summary = rows.pop();
   for (const row of rows) {

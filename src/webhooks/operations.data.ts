@@ -81,7 +81,7 @@ export async function recoverDeliveries(
   const rows = await tx.query(
     `UPDATE notification_deliveries
         SET status = 'PENDING', redelivery = true, ticket = gen_random_uuid(), next_attempt_at = now(),
-            lease_until = NULL, interrupted = false
+            lease_until = NULL, interrupted = false, resent_in_schedule = false
       WHERE webhook_id = $1 AND status IN ('FAILED', 'SKIPPED') AND created_at >= $2 AND created_at < $3
       RETURNING 1`,
     [webhookId, since, until],

@@ -102,6 +102,41 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('a resend while a retry is still owed takes its place: failed, the schedule goes on, 3 attempts in all', async () => {
+    // a long wait before the 2nd attempt (the resend comes first), a short one before the 3rd
+    const own = await startServer({
+      env: { WEBHOOK_RETRY_DELAYS_MS: '60000,300', WEBHOOK_TIMEOUT_MS: '1500' },
+    });
+    const r = await startReceiver();
+    try {
+      r.setFallback({ status: 503 });
+      const m = await createMerchant(own);
+      const hook = await createWebhook(own, m, r.url, ['sale.paid']);
+      await recordFact(own, m.accountId, 'sale.paid');
+      await r.waitFor(1);
+      const [pending] = await waitUntil(async () => {
+        const l = await deliveries(own, m, hook.id);
+        return l[0]?.status === 'PENDING' && l[0].attempts === 1 ? l : undefined;
+      });
+      const res = await call('POST', `${own.url}/api/webhook/deliveries/${pending!.id}/resend`, {
+        headers: m.panel,
+      });
+      expect(res.status).toBe(202);
+      const got = await r.waitFor(3);
+      expect(got.map((g) => g.headers['x-service-redelivery'])).toEqual([undefined, 'true', undefined]);
+      const ended = await waitUntil(async () => {
+        const [d] = await deliveries(own, m, hook.id);
+        return d?.status === 'FAILED' ? d : undefined;
+      });
+      expect(ended.attempts).toBe(3);
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.received).toHaveLength(3);
+    } finally {
+      await r.close();
+      await own.close();
+    }
+  });
+
   it('gives each fact its own event id (pending and paid of one sale differ)', async () => {
     const r = await startReceiver();
     try {
