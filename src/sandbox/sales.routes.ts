@@ -1,6 +1,7 @@
 import { apiKeyOrSession, merchantOf, requestAccount, requestMay } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { AppError, conflict } from '../platform/errors/app-error.js';
+import { conflict } from '../platform/errors/app-error.js';
+import { HttpError } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import type { Queue } from '../platform/jobs/queue.js';
@@ -114,10 +115,12 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
     async (request, reply) => {
       const { accountId } = merchantOf(request);
       // a refund in full is a refund: the key's scope it needs is the refund route's (decisions.md, "One admission for every sale")
+      // (a key refused by its scope: shape D, as the key's hook answers every scope refusal)
       if (request.body.status === 'ESTORNADO' && !requestMay(request, 'sales.create', 'full')) {
-        throw new AppError(
+        throw new HttpError(
           'FORBIDDEN',
           `This API key's scope is "${merchantOf(request).scope}"; ESTORNADO refunds the sale, which needs a "full" key (as POST /api/transactions/{id}/refund does)`,
+          'transaction',
         );
       }
       // a card authorization held for a risk review is the review's to capture or void: no processor reports it

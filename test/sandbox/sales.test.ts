@@ -195,9 +195,10 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
       body: { status: 'ESTORNADO' },
     });
     expect(refused.status, refused.text).toBe(403);
+    // a key refused by its scope: shape D, as every scope refusal (Part 5, keys bounded by their creator)
     expect(refused.body).toEqual({
-      success: false,
-      error: { code: 'FORBIDDEN', message: expect.stringContaining('needs a "full" key') },
+      error: 'FORBIDDEN',
+      message: expect.stringContaining('needs a "full" key'),
     });
     const look = await call<{ status: string }>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
       headers: merchant.keys,
