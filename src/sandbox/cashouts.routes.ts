@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { apiKeyActor } from '../audit/index.js';
 import { merchantOf } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
 import { conflict } from '../platform/errors/app-error.js';
@@ -80,7 +81,15 @@ export async function sandboxCashoutRoutes(
           throw conflict(`Withdrawal is ${result.withdrawal?.status}; it can no longer be cancelled`);
         return lookupView(result.withdrawal);
       }
-      return lookupView(await cancelWithdrawal(deps.db, { kind: 'numeric', id: row.id }));
+      // the merchant's key cancels it: the one who declined it, if it awaited approval
+      const key = merchantOf(request);
+      return lookupView(
+        await cancelWithdrawal(
+          deps.db,
+          { kind: 'numeric', id: row.id },
+          { decidedBy: `api_key:${key.publicKey}`, actor: apiKeyActor(request, key) },
+        ),
+      );
     },
   );
 }

@@ -1,20 +1,36 @@
+import { type Actor, recordAudit } from '../audit/index.js';
 import type { Db } from '../platform/db/db.js';
 import { conflict, notFound } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import { findWithdrawal, type WithdrawalRow } from './data.js';
 import { transition } from './state.js';
 
-/** Operator cancel of a PENDING withdrawal: funds back to available, CANCELLED, withdrawal.canceled. */
-export async function cancelWithdrawal(db: Db, id: PublicId): Promise<WithdrawalRow> {
+/**
+ * Cancel of a PENDING withdrawal: funds back to available, CANCELLED, withdrawal.canceled. An operator's
+ * (`gateway cashouts cancel`) by default; `by` another's (the merchant's own key, in the sandbox), who is then
+ * the one who declined it if it awaited approval, in the account's audit log too.
+ */
+export async function cancelWithdrawal(
+  db: Db,
+  id: PublicId,
+  by?: { decidedBy: string; actor: Actor },
+): Promise<WithdrawalRow> {
   const found = await findWithdrawal(db, id, null);
   if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
   const result = await db.tx(async (tx) => {
     // one awaiting approval is decided by the cancel: nobody can approve it afterwards
-    await tx.query(
-      `UPDATE withdrawals SET approval_status = 'declined', approval_decided_by = 'operator', approval_decided_at = now()
-        WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING'`,
-      [found.id],
+    const declined = await tx.query(
+      `UPDATE withdrawals SET approval_status = 'declined', approval_decided_by = $2, approval_decided_at = now(),
+              updated_at = now()
+        WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING' RETURNING id`,
+      [found.id, by?.decidedBy ?? 'operator'],
     );
+    if (by && declined.length > 0) {
+      await recordAudit(tx, Number(found.account_id), by.actor, {
+        action: 'withdrawal.declined',
+        target: `withdrawal:${found.uuid}`,
+      });
+    }
     return transition(tx, found.id, 'cancel');
   });
   if (result.changed) return result.withdrawal;

@@ -27,7 +27,8 @@ async function decide(
   decidedBy: string | null,
 ): Promise<WithdrawalRow | null> {
   const [row] = await tx.query<WithdrawalRow>(
-    `UPDATE withdrawals SET approval_status = $2, approval_decided_by = $3, approval_decided_at = now()
+    `UPDATE withdrawals SET approval_status = $2, approval_decided_by = $3, approval_decided_at = now(),
+                        updated_at = now()
       WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING' RETURNING *`,
     [withdrawalId, decision, decidedBy],
   );

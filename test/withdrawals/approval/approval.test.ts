@@ -143,6 +143,9 @@ describe('withdrawal approval', () => {
     const ok = await decide('approve', finance, w.id, { password: finance.password });
     expect(ok.status).toBe(200);
     expect(ok.body.approval).toMatchObject({ status: 'approved', decidedBy: finance.email });
+    // the withdrawal changed: its updatedAt says when
+    const decided = ok.body as unknown as { createdAt: string; updatedAt: string };
+    expect(decided.updatedAt).not.toBe(decided.createdAt);
     await waitForStatus(server.url, owner, w.id, 'PROCESSING');
     expect(await sentToProvider(w.uuid)).toBe(true);
     const again = await decide('decline', owner, w.id, {});
@@ -170,6 +173,29 @@ describe('withdrawal approval', () => {
       { headers: owner.panel },
     );
     expect(audit.body.data.find((e) => e.action === 'withdrawal.declined')?.actor.label).toBe(owner.email);
+  });
+
+  it("the merchant's key cancelling one in the sandbox is who declined it (not an operator), in the audit log too", async () => {
+    const w = await apiWithdrawal(1500);
+    const cancelled = await call<{ status: string; approval: Record<string, unknown> }>(
+      'POST',
+      `${server.url}/api/sandbox/cashouts/${w.uuid}/cancel`,
+      { headers: owner.keys },
+    );
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      status: 'CANCELLED',
+      approval: { status: 'declined', decidedBy: `api_key:${owner.publicKey}` },
+    });
+    const audit = await call<{ data: { action: string; target: string; actor: { type: string } }[] }>(
+      'GET',
+      `${server.url}/api/audit-log?limit=100`,
+      { headers: owner.panel },
+    );
+    expect(
+      audit.body.data.find((e) => e.action === 'withdrawal.declined' && e.target === `withdrawal:${w.uuid}`)
+        ?.actor.type,
+    ).toBe('api_key');
   });
 
   it('the one who asked may take the request back: declining their own returns the money', async () => {
