@@ -351,7 +351,7 @@ async function withdrawal(
     // a second person must approve it first, which no key can do: given back rather than left blocked
     await api(target, 'POST', `/api/sandbox/cashouts/${w.uuid}/cancel`);
     throw new Error(
-      `this account asks a second person to approve withdrawals of R$ 100,00 or more, so withdrawal ${w.uuid} could not reach ${event}; it was cancelled and its money is available again. Lower the approval threshold in the panel, or approve a withdrawal there and pass it with --withdrawal`,
+      `this account asks a second person to approve withdrawals from an amount it sets, and this trigger's withdrawal of R$ 100,00 is one of them: withdrawal ${w.uuid} could not reach ${event}, so it was cancelled and its money is available again (its approvers were told of it by e-mail). Raise the approval threshold above R$ 100,00 in the panel, or approve a withdrawal there and pass it with --withdrawal`,
     );
   }
   // withdrawal.pending is its sending to the provider: the payout worker does it within moments
