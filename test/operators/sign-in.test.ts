@@ -104,6 +104,10 @@ describe("operators' sign-in", () => {
     const paths = session.setCookies.map((c) => /Path=([^;]+)/i.exec(c)?.[1]).sort();
     expect(paths).toEqual(['/api/ops', '/ops']);
     for (const c of session.setCookies) expect(c).toMatch(/HttpOnly/i);
+    // the console's one address: typed with a trailing slash, sent there (not a 404)
+    const slash = await call('GET', `${server.url}/ops/`);
+    expect(slash.status).toBe(301);
+    expect(slash.headers.location).toBe('/ops');
     const me = await call<{ operator: { email: string; role: string } }>(
       'GET',
       `${server.url}/api/ops/auth/me`,

@@ -65,6 +65,8 @@ export async function panelSite(app: Http): Promise<void> {
       .type('text/html; charset=utf-8')
       .send(await readFile(path.join(SITE, 'ops.html'), 'utf8'));
   });
+  // typed or linked with a trailing slash: the console's one address
+  app.get('/ops/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/ops', 301));
   await app.register(fastifyStatic, {
     root: SITE,
     prefix: '/',

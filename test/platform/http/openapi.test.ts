@@ -37,7 +37,7 @@ describe('GET /openapi.json', () => {
       url.startsWith('/docs/') ||
       url.startsWith('/assets/') ||
       url.startsWith('/checkout-page/assets/') ||
-      ['/', '/index.html', '/ops', '/ops.html'].includes(url);
+      ['/', '/index.html', '/ops', '/ops/', '/ops.html'].includes(url);
     const missing = server.runtime
       .app!.routeList.filter((r) => !page(r.url))
       .filter((r) => {
