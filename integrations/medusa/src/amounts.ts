@@ -18,6 +18,16 @@ export function toCents(amount: BigNumberInput): number {
   return sign === '-' ? -cents : cents;
 }
 
+/**
+ * An amount that must be whole cents (a refund: Medusa would record 0.005 where the gateway returned a cent, and
+ * the two would disagree for good): null when it has a fraction of a cent.
+ */
+export function wholeCents(amount: BigNumberInput): number | null {
+  const text = decimalText(amount);
+  const fraction = /\.(\d*)$/.exec(text)?.[1] ?? '';
+  return /^\d{0,2}0*$/.test(fraction) ? toCents(amount) : null;
+}
+
 /** Cents back to Medusa's unit: 12990 → 129.9. */
 export function fromCents(cents: number): number {
   return cents / 100;

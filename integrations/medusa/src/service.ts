@@ -37,8 +37,15 @@ import {
   type WebhookEvent,
   WebhookVerificationError,
 } from '@payment-gateway/sdk';
-import { fromCents, toCents } from './amounts';
-import { chargeCustomer, type GatewaySessionData, invalid, readSessionData, withSale } from './session-data';
+import { fromCents, toCents, wholeCents } from './amounts';
+import {
+  chargeCustomer,
+  type GatewaySessionData,
+  invalid,
+  readSessionData,
+  storefrontInput,
+  withSale,
+} from './session-data';
 
 export interface GatewayProviderOptions {
   /** The gateway's origin, e.g. https://pagamentos.example.com */
@@ -99,7 +106,7 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
     if (input.currency_code.toLowerCase() !== 'brl')
       throw invalid(`the gateway takes BRL only (the payment is in ${input.currency_code})`);
-    const data: GatewaySessionData = { ...readSessionData(input.data), amountCents: toCents(input.amount) };
+    const data: GatewaySessionData = { ...storefrontInput(input.data), amountCents: toCents(input.amount) };
     const sessionId = data.session_id ?? input.context?.idempotency_key;
     if (data.method === 'card') {
       // charged when Medusa authorizes the session (the cart's completion): nothing at the gateway yet
@@ -107,13 +114,13 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
       chargeCustomer(data, input.context);
       return {
         id: sessionId ?? `card_${Date.now()}`,
-        data: asData(data),
+        data: opened(data),
         status: PaymentSessionStatus.PENDING,
       };
     }
     const sale = await this.openCharge(data, input.context, input.context?.idempotency_key);
     const next = withSale(data, sale);
-    return { id: sale.uuid, data: asData(next), status: statusOf(sale) };
+    return { id: sale.uuid, data: opened(next), status: statusOf(sale) };
   }
 
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
@@ -174,7 +181,10 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = readSessionData(input.data);
     if (!data.saleId) throw invalid('no gateway sale on this payment: nothing to refund');
-    const amountCents = toCents(input.amount);
+    await this.sale(data); // this payment's own sale, and no other, is refunded
+    const amountCents = wholeCents(input.amount);
+    if (amountCents === null)
+      throw invalid(`the gateway refunds whole cents: ${String(input.amount)} is not (round it to the cent)`);
     const refunded = await this.call(() =>
       this.gateway.transactions.refund(data.saleId!, {
         amountCents,
@@ -307,9 +317,21 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
     }
   }
 
+  /**
+   * The session's sale, checked to be the one this provider opened for it (its metadata names the session): a
+   * session whose data names another sale (of another buyer, or already paid) is refused, never read as paid.
+   */
   private async sale(data: GatewaySessionData): Promise<Sale> {
     if (!data.saleId) throw invalid('no gateway sale on this payment session yet');
-    return this.call(() => this.gateway.transactions.retrieve(data.saleId!));
+    const sale = await this.call(() => this.gateway.transactions.retrieve(data.saleId!));
+    const owner = sale.metadata?.[SESSION_KEY];
+    if (!owner || (data.session_id !== undefined && owner !== data.session_id)) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `the gateway sale ${data.saleId} was not opened for this payment session`,
+      );
+    }
+    return sale;
   }
 
   private async call<T>(request: () => Promise<T>): Promise<T> {
@@ -322,6 +344,12 @@ export class GatewayPaymentProvider extends AbstractPaymentProvider<GatewayProvi
 
   private medusaError(err: unknown): Error {
     if (!(err instanceof GatewayError)) return err as Error;
+    if (err.status === 401 || err.status === 403) {
+      // the shop's own keys refused (wrong, revoked, or of too narrow a scope): the shop's log says so, and the
+      // buyer is told nothing about the shop's configuration (Medusa answers its generic error)
+      this.logger_?.error(`gateway refused the shop's API keys: ${err.code ?? err.status} ${err.message}`);
+      return new Error('the payment provider is unavailable');
+    }
     const type =
       err.status === 400 || err.status === 422
         ? MedusaError.Types.INVALID_DATA
@@ -365,6 +393,18 @@ export function statusOf(sale: Pick<Sale, 'status'>): PaymentSessionStatus {
 
 function asData(data: GatewaySessionData): Record<string, unknown> {
   return data as unknown as Record<string, unknown>;
+}
+
+/** What the gateway answered, kept on the session by the provider alone. */
+const PROVIDER_KEYS = ['saleId', 'saleStatus', 'refundedCents', 'pix', 'boleto', 'refusalReason'] as const;
+
+/**
+ * A new session's data as the provider answers it. Medusa stores the storefront's data with the provider's over it
+ * (`{...storefront, ...provider}`): each key the provider owns is given, null where it has nothing yet, so a
+ * storefront's own `saleId` (another buyer's paid sale) never stays on the session.
+ */
+function opened(data: GatewaySessionData): Record<string, unknown> {
+  return { ...Object.fromEntries(PROVIDER_KEYS.map((key) => [key, null])), ...asData(data) };
 }
 
 function rawBody(raw: unknown): string | Uint8Array {

@@ -56,6 +56,25 @@ export function readSessionData(data: Record<string, unknown> | undefined): Gate
   return { ...(data as object), method } as GatewaySessionData;
 }
 
+/**
+ * What a storefront may say when it opens a session: the method and the buyer's inputs, and Medusa's own session
+ * id. Anything else it sends is dropped: what the gateway answered (`saleId` above all, which would have the
+ * provider read another sale as this session's payment instead of charging the buyer) is the provider's to add.
+ */
+export function storefrontInput(data: Record<string, unknown> | undefined): GatewaySessionData {
+  const given = readSessionData(data);
+  const card = given.card && typeof given.card === 'object' ? given.card : undefined;
+  return {
+    method: given.method,
+    amountCents: 0,
+    ...(typeof given.session_id === 'string' ? { session_id: given.session_id } : {}),
+    ...(given.customer && typeof given.customer === 'object' ? { customer: given.customer } : {}),
+    ...(card ? { card: { token: card.token, installments: card.installments } } : {}),
+    ...(given.address && typeof given.address === 'object' ? { address: given.address } : {}),
+    ...(typeof given.dueDate === 'string' ? { dueDate: given.dueDate } : {}),
+  };
+}
+
 /** The customer a charge needs: the storefront's data first, then the Medusa customer's. */
 export function chargeCustomer(
   data: GatewaySessionData,

@@ -367,6 +367,47 @@ maybe('a Medusa v2 shop paying through the gateway', { timeout: 120_000 }, () =>
     expect(sale.status).toBe('PAGO');
     const refunds = await gateway.refunds.list(pixSaleId);
     expect(refunds.map((r) => r.amountCents)).toEqual([5000]);
+    // a fraction of a cent is refused, not rounded: Medusa would record what the gateway did not return
+    const fraction = await call<{ message: string }>(
+      'POST',
+      `${medusaUrl}/admin/payments/${payment.id}/refund`,
+      {
+        headers: adminHeaders,
+        body: { amount: 0.005 },
+      },
+    );
+    expect(fraction.status, fraction.text).not.toBe(200);
+    expect(fraction.text).toContain('whole cents');
+    expect((await gateway.transactions.retrieve(pixSaleId)).refundedAmount).toBe(5000);
+  });
+
+  it("a storefront naming another buyer's paid sale in its session data gets no order from it: the card is charged, or nothing is", async () => {
+    // a made-up token and the Pix order's paid sale: nothing to charge, and that sale is not this session's payment
+    const { cart } = await cartPaidBy({
+      method: 'card',
+      customer: BUYER,
+      card: { token: 'anything', installments: 1 },
+      saleId: pixSaleId,
+    });
+    const refused = await complete(cart.id);
+    expect(refused.body.type, refused.text).not.toBe('order');
+    // a real token beside it: the buyer's card is what pays
+    const token = (await gateway.cards.tokenize(CARD)).token;
+    const { cart: paying } = await cartPaidBy({
+      method: 'card',
+      customer: BUYER,
+      card: { token, installments: 1 },
+      saleId: pixSaleId,
+    });
+    const done = await complete(paying.id);
+    expect(done.body.type, done.text).toBe('order');
+    const order = await adminOrder(done.body.order!.id);
+    const saleId = (await paymentData(order.payment_collections[0]!.payments[0]!.id)).saleId as string;
+    expect(saleId).not.toBe(pixSaleId);
+    expect(await gateway.transactions.retrieve(saleId)).toMatchObject({
+      paymentMethod: 'CREDIT_CARD',
+      amount: 12990,
+    });
   });
 
   it('the webhook: a resent delivery is handed on again and changes nothing twice, one not signed with the secret is refused', async () => {
