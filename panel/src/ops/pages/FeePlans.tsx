@@ -218,7 +218,7 @@ export function AssignPlan({ accountId, onDone }: { accountId: number; onDone: (
   const plan = plans.find((p) => String(p.id) === planId);
   return (
     <form class="filters" onSubmit={(e) => e.preventDefault()}>
-      <div>
+      <div class="wide">
         <label for="assign-plan">Plano de tarifas</label>
         <select id="assign-plan" required value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
           <option value="">Escolha um plano</option>
