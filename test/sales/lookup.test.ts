@@ -274,7 +274,7 @@ describe('Sale fields per payment method', () => {
     const dflt = await sandboxSale(server, merchant, { paymentMethod: 'CREDIT_CARD' });
     expect(dflt.installments).toBe(1);
     expect(dflt.cardLastFour).toMatch(/^\d{4}$/);
-    expect(dflt.cardBrand).toBe('VISA');
+    expect(dflt.cardBrand).toBe('visa');
   });
 
   it('DEBIT_CARD: card fields; installments null', async () => {
@@ -282,7 +282,7 @@ describe('Sale fields per payment method', () => {
     const { body } = await get(s.uuid);
     commonShape(body);
     expect(body.cardLastFour).toMatch(/^\d{4}$/);
-    expect(body).toMatchObject({ cardBrand: 'VISA', installments: null, pixKey: null, boletoCode: null });
+    expect(body).toMatchObject({ cardBrand: 'visa', installments: null, pixKey: null, boletoCode: null });
   });
 
   it('BOLETO: boletoCode is a 47-digit line; others null', async () => {

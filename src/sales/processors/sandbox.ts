@@ -56,7 +56,7 @@ export class SandboxProcessor implements SaleProcessor, PixChargeProcessor {
       externalTransactionId: `sbx_${randomBytes(12).toString('hex')}`,
       pixKey: m === 'PIX' ? pixCopyPaste(input.amount) : null,
       cardLastFour: card ? (input.card?.lastFour ?? String(randomInt(0, 10000)).padStart(4, '0')) : null,
-      cardBrand: card ? (input.card?.brand ?? 'VISA') : null,
+      cardBrand: card ? (input.card?.brand ?? 'visa') : null, // as the card path names brands (src/cards/brands.ts)
       boletoCode: m === 'BOLETO' ? sandboxLine(input.amount) : null,
     };
   }
