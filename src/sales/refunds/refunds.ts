@@ -8,6 +8,7 @@ import {
   restoreSaleReceivables,
   takeSaleReceivables,
 } from '../../ledger/index.js';
+import { lockForTransaction } from '../../platform/db/advisory-lock.js';
 import type { Db, Queryable } from '../../platform/db/db.js';
 import { AppError, conflict, keyReused, notFound } from '../../platform/errors/app-error.js';
 import type { PublicId } from '../../platform/ids/public-ids.js';
@@ -76,6 +77,9 @@ export async function openRefund(
   key: string | null,
 ): Promise<{ refund: RefundRow; replayed: boolean }> {
   return db.tx(async (tx) => {
+    // the key first, before the sale: requests sharing it (on different sales, at once) are decided one after
+    // the other, the later one finding the earlier's refund (a replay, or 422), never both inserting it
+    if (key !== null) await lockForTransaction(tx, 'refund-key', key);
     const sale = await lockSale(tx, saleId);
     if (!sale) throw notFound(`sale ${saleId} not found`);
     const hash = key === null ? null : refundRequestHash(saleId, amountCents);

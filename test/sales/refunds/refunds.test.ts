@@ -129,6 +129,17 @@ describe('partial refunds', () => {
     expect((await refund(other, { amountCents: 1000 }, 'refund-key-1')).status).toBe(422);
   });
 
+  it('one Idempotency-Key sent at once on refunds of six sales: one refund, the others 422, never a 500', async () => {
+    const sales = await Promise.all(Array.from({ length: 6 }, () => paidSale(10000)));
+    const answers = await Promise.all(sales.map((s) => refund(s, { amountCents: 1000 }, 'shared-at-once')));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 422, 422, 422, 422, 422]);
+    for (const a of answers.filter((x) => x.status === 422)) {
+      expect(a.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_REUSED' });
+    }
+    const made = await Promise.all(sales.map((s) => refundsOf(s.id)));
+    expect(made.flat()).toHaveLength(1);
+  });
+
   it('concurrent partial refunds never add up to more than was paid (20 rounds)', async () => {
     for (let round = 0; round < 20; round++) {
       const sale = await paidSale(10000);
