@@ -160,6 +160,14 @@ describe('the merchant panel', () => {
     await page.getByLabel('URL do webhook').fill(`${hooks.url}/hooks`);
     expect(await page.getByRole('checkbox', { name: 'cart.abandoned' }).isChecked()).toBe(false);
     expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(true);
+    // "Todos" is the default; unticked, nothing is chosen, and the form asks for a choice before sending
+    const all = page.getByRole('checkbox', { name: /Todos os eventos de venda e de saque/ });
+    expect(await all.isChecked()).toBe(true);
+    await all.uncheck();
+    expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(false);
+    await page.getByRole('button', { name: 'Criar webhook' }).click();
+    await page.getByText('Escolha ao menos um evento, ou "Todos".').waitFor();
+    await all.check();
     // each event says what it tells, beside the name the receiver gets
     expect(await page.getByRole('checkbox', { name: 'Venda paga sale.paid', exact: true }).count()).toBe(1);
     await page.getByRole('button', { name: 'Criar webhook' }).click();
@@ -168,6 +176,10 @@ describe('the merchant panel', () => {
     // the new-webhook form starts over, so a second click cannot create the same webhook twice
     expect(await page.getByLabel('URL do webhook').first().inputValue()).toBe('');
     await shot(page, '05-webhook-created');
+    const made = await call<{ events: string[] }[]>('GET', `${server.url}/api/webhook`, {
+      headers: await sessionHeaders(),
+    });
+    expect(made.body[0]!.events).toEqual(['*']);
 
     const sale = await call<{ uuid: string; id: number }>('POST', `${server.url}/api/sandbox/sales`, {
       headers: keys,

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fromSaoPaulo } from '../../../src/platform/time/sao-paulo';
 import { api, type Delivery, type Webhook, type WebhookStats } from '../api';
+import { FormError } from '../ui/api-error';
 import { date } from '../ui/format';
 import { Card, ErrorText, fieldMarks, SecretOnce, Table, useAttempt } from '../ui/kit';
 import { DELIVERY_STATUS, deliveryErrorText, disabledText, EVENTS, eventLabel, label } from '../ui/labels';
@@ -93,7 +94,9 @@ function WebhookForm(props: {
   onSave: (url: string, events: string[]) => Promise<void>;
 }) {
   const [url, setUrl] = useState(props.initial?.webhookUrl ?? '');
-  const [events, setEvents] = useState<string[]>(props.initial?.events ?? MAIN_EVENTS);
+  // a new webhook starts on "*" (every sale and withdrawal event, those to come included); unticked, the
+  // events are chosen one by one from none
+  const [events, setEvents] = useState<string[]>(props.initial?.events ?? ['*']);
   const [error, setError] = useState<unknown>(null);
   const all = events.includes('*');
   // "*" is every sale and withdrawal event and stands alone: cart events cannot be added to it
@@ -119,12 +122,16 @@ function WebhookForm(props: {
         onSubmit={async (e) => {
           e.preventDefault();
           setError(null);
+          if (events.length === 0) {
+            setError(new FormError('Escolha ao menos um evento, ou "Todos".'));
+            return;
+          }
           try {
             await props.onSave(url, events);
             // a new webhook's form starts over: a second click must not create the same webhook again
             if (!props.initial) {
               setUrl('');
-              setEvents(MAIN_EVENTS);
+              setEvents(['*']);
             }
           } catch (err) {
             setError(err);
@@ -148,7 +155,7 @@ function WebhookForm(props: {
             <input
               type="checkbox"
               checked={all}
-              onChange={(e) => setEvents(e.currentTarget.checked ? ['*'] : MAIN_EVENTS)}
+              onChange={(e) => setEvents(e.currentTarget.checked ? ['*'] : [])}
             />
             <span>
               Todos os eventos de venda e de saque, inclusive os que vierem a existir <code>*</code>

@@ -38,7 +38,7 @@ export async function installOpenApi(app: Http): Promise<void> {
           'Server-to-server API of the payment gateway: check the balance, send PIX cashouts, look up sales and',
           'receive signed notifications. Money is in integer cents in responses; cashout amounts are sent in reais.',
           'API-key routes take both `X-Api-Public-Key` and `X-Api-Private-Key` (generated in the panel, under',
-          'Integrations → API credentials). Panel routes take the session cookie set by `POST /api/auth/login`, and',
+          'Integrações → Credenciais de API). Panel routes take the session cookie set by `POST /api/auth/login`, and',
           'changes also the `X-CSRF-Token` it returned. Every response carries `X-Request-Id`.',
         ].join(' '),
       },
