@@ -8,7 +8,9 @@
  * - `/api/boletos/<token>.pdf`: the payer's boleto (name, document, address);
  * - `#/convite/<token>` and `#/nova-senha/<token>` (panel and console invitations, password resets): a fragment
  *   never reaches a server from a browser, but a link pasted elsewhere may; any URL's fragment is dropped;
- * - query parameters named like credentials (`token`, `key`, `secret`, `password`, `code`, `signature`, …).
+ * - query parameters named like credentials (`token`, `key`, `secret`, `password`, `code`, `signature`, `auth`,
+ *   `session`, …, with any prefix: `X-Api-Private-Key`), and any parameter whose value is a private key (`sk_…`)
+ *   or a webhook secret (`whsec_…`): keys sent as query parameters are refused, and still never logged.
  *
  * The secret part is replaced by `[redacted]`; the rest of the URL stays, so a line still says which route was
  * asked. Matching ignores case (a mistyped `/Billing/<token>` is answered 404 and is still a token) and
@@ -17,7 +19,9 @@
 const SECRET_SEGMENT =
   /((?:\/api\/checkout\/sessions|\/api\/public\/billing|\/api\/public\/checkout|\/api\/boletos|(?<!\/api)\/billing|(?<!\/api)\/checkout)\/|#\/(?:convite|nova-senha)\/)([^/?#\s"'`<>\\]+)/gi;
 const SECRET_QUERY =
-  /([?&;](?:[a-z_]*token|[a-z_]*key|secret|password|passwd|code|otp|signature|sig|invite|invitation)=)([^&#\s"'`<>]*)/gi;
+  /([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pass|credential|credentials|session|csrf|auth|authorization|bearer)|code|otp|signature|sig|sk|invite|invitation)=)([^&#\s"'`<>]*)/gi;
+/** A parameter of any name whose value is one of the gateway's own secrets (a private key, a webhook secret). */
+const SECRET_VALUE = /([?&;][^=&#\s"'`<>]*=)((?:sk|whsec)_[^&#\s"'`<>]*)/gi;
 /** Cheap first look: most lines name no such route, and pass untouched. */
 const MAYBE = /billing|checkout|boletos|convite|nova-senha|[?#&;%]/i;
 
@@ -28,7 +32,8 @@ export function redactUrlSecrets(text: string): string {
   if (!MAYBE.test(text)) return text;
   return text
     .replace(SECRET_SEGMENT, (_m, prefix: string) => `${prefix}${REDACTED}`)
-    .replace(SECRET_QUERY, (_m, name: string) => `${name}${REDACTED}`);
+    .replace(SECRET_QUERY, (_m, name: string) => `${name}${REDACTED}`)
+    .replace(SECRET_VALUE, (_m, name: string) => `${name}${REDACTED}`);
 }
 
 /** A request's URL as it may be logged: its secrets replaced, its fragment dropped. */
@@ -37,7 +42,8 @@ export function redactUrl(url: string): string {
   let text = url;
   if (text.includes('%')) {
     // read as the router reads it, so an encoded letter hides nothing
-    const decoded = safeDecode(text);
+    // (white space encoded again: a value such as "Bearer%20<token>" stays one value, redacted whole)
+    const decoded = safeDecode(text).replace(/\s/g, (c) => encodeURIComponent(c));
     if (redactUrlSecrets(decoded) !== decoded) text = decoded;
   }
   const hash = text.indexOf('#');

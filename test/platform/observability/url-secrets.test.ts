@@ -22,6 +22,22 @@ describe('redactUrl', () => {
       ['//billing/TOK', '//billing/[redacted]'],
       ['/api/transactions?token=abc&limit=2', '/api/transactions?token=[redacted]&limit=2'],
       ['/x?apiKey=abc', '/x?apiKey=[redacted]'],
+      // the headers' names sent as parameters, any case, any separator: refused (401), and never logged
+      [
+        '/api/public/balance?X-Api-Public-Key=pk_1&X-Api-Private-Key=sk_a-s8N',
+        '/api/public/balance?X-Api-Public-Key=[redacted]&X-Api-Private-Key=[redacted]',
+      ],
+      [
+        '/x?private-key=s&PRIVATE-KEY=s&private%2Dkey=s',
+        '/x?private-key=[redacted]&PRIVATE-KEY=[redacted]&private-key=[redacted]',
+      ],
+      [
+        '/x?Authorization=Bearer%20s&session=s&csrf=s&auth=s&pass=s',
+        '/x?Authorization=[redacted]&session=[redacted]&csrf=[redacted]&auth=[redacted]&pass=[redacted]',
+      ],
+      ['/x?credential=s&sk=s&bearer=s', '/x?credential=[redacted]&sk=[redacted]&bearer=[redacted]'],
+      // a secret's value under any name
+      ['/x?q=sk_live123&w=whsec_abc', '/x?q=[redacted]&w=[redacted]'],
     ] as const) {
       expect(redactUrl(url), url).toBe(logged);
     }
@@ -36,6 +52,8 @@ describe('redactUrl', () => {
       '/pay/AAAAAAAAAAAAAAAA',
       '/api/transactions?status=PAGO&cursor=abc',
       '/api/sales/12',
+      '/api/events?type=sale.paid&since=2026-01-01',
+      '/api/public/cashout/abc?author=x',
     ]) {
       expect(redactUrl(url), url).toBe(url);
     }
