@@ -85,6 +85,14 @@ describe('Contestações', () => {
     await other.getByText('Aceita', { exact: true }).waitFor();
     await table.getByRole('cell', { name: 'Aceita' }).waitFor();
     await shot(page, 'disputes-04-accepted');
+    // its sale's page says what the accepted dispute gave back, as accepted (not lost)
+    await page.goto(`${server.url}/#/vendas/${second.uuid}`);
+    await page.getByRole('heading', { level: 1, name: /Venda \d+/ }).waitFor();
+    await page
+      .getByRole('table', { name: 'Estornos desta venda' })
+      .getByText('Concluído (contestação aceita)')
+      .waitFor();
+    expect(await page.getByText(/por contestação aceita\)/).count()).toBe(1);
 
     const [row] = await server.runtime.platform.db.query<{ status: string; n: number }>(
       `SELECT d.status, (SELECT count(*)::int FROM dispute_evidence e WHERE e.dispute_id = d.id) AS n

@@ -268,12 +268,13 @@ function RefundList({
   names: Map<string, string>;
   disputes: Dispute[];
 }) {
-  const why = (r: Refunds[number]) =>
-    r.reason === null
-      ? ''
-      : disputes.some((d) => r.reason?.includes(d.id))
-        ? ' (contestação perdida)'
-        : ' (feito no processador)';
+  // a dispute's refund names it: accepted by the merchant, or lost
+  const why = (r: Refunds[number]) => {
+    if (r.reason === null) return '';
+    const dispute = disputes.find((d) => r.reason?.includes(d.id));
+    if (!dispute) return ' (feito no processador)';
+    return dispute.status === 'accepted' ? ' (contestação aceita)' : ' (contestação perdida)';
+  };
   return (
     <Card title="Estornos">
       <Table label="Estornos desta venda" head={['Data', 'Valor', 'Status', 'Quem pagou']}>
@@ -338,11 +339,19 @@ function DisputeList({ disputes }: { disputes: Dispute[] }) {
  */
 function LostInDisputes(props: { refunds: Refunds; disputes: Dispute[] }) {
   const lost = props.disputes.filter((d) => d.status === 'lost' || d.status === 'accepted');
-  const byDisputes = props.refunds
-    .filter((r) => r.status === 'succeeded' && lost.some((d) => r.reason?.includes(d.id)))
-    .reduce((sum, r) => sum + r.amountCents, 0);
+  const made = props.refunds.filter(
+    (r) => r.status === 'succeeded' && lost.some((d) => r.reason?.includes(d.id)),
+  );
+  const byDisputes = made.reduce((sum, r) => sum + r.amountCents, 0);
   if (byDisputes <= 0) return null;
-  return <> ({money(byDisputes)} por contestação perdida)</>;
+  const ended = new Set(lost.filter((d) => made.some((r) => r.reason?.includes(d.id))).map((d) => d.status));
+  const how = ended.size > 1 ? 'perdida ou aceita' : ended.has('accepted') ? 'aceita' : 'perdida';
+  return (
+    <>
+      {' '}
+      ({money(byDisputes)} por contestação {how})
+    </>
+  );
 }
 
 /** What of a sale the payer may still get back. */

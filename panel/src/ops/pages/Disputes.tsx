@@ -16,8 +16,8 @@ export function Disputes() {
     <section>
       <h1>Contestações</h1>
       <div class="filters">
-        <label>
-          <input type="checkbox" checked={!open} onChange={(e) => setOpen(!e.currentTarget.checked)} />{' '}
+        <label class="check">
+          <input type="checkbox" checked={!open} onChange={(e) => setOpen(!e.currentTarget.checked)} />
           Mostrar também as encerradas
         </label>
       </div>
