@@ -7,6 +7,7 @@ import { createFeePlan } from '../../src/accounts/fee-plans.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { type Db, openDb } from '../../src/platform/db/db.js';
 import { type CliResult, lines, runGateway } from '../support/cli.js';
+import { feePlanBody } from '../support/operators.js';
 import { admin, freshDatabase, urlFor } from '../support/pg.js';
 
 let database: { url: string; drop: () => Promise<void> };
@@ -190,16 +191,7 @@ describe('gateway accounts create', () => {
     fails(await runGateway(args, withDefault), 1, /FEE_PLAN_DEFAULT names no fee plan/);
     expect(await db.query('SELECT 1 FROM accounts WHERE email = $1', [address])).toEqual([]);
     // the plan as the console makes it (by its module: this test has no console)
-    const made = await createFeePlan(db, {
-      name: plan,
-      pixPercent: '0.99',
-      pixFixedCents: 0,
-      boletoFixedCents: 0,
-      creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
-      debitPercent: '1.99',
-      anticipationMonthlyPercent: '3',
-      cashoutFixedCents: 0,
-    });
+    const made = await createFeePlan(db, feePlanBody(plan));
     const account = ok<{ id: number }>(await runGateway([...args, '--json'], withDefault));
     const [row] = await db.query<{ fee_plan_id: string }>('SELECT fee_plan_id FROM accounts WHERE id = $1', [
       account.id,

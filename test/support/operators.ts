@@ -123,6 +123,18 @@ export async function giveFeePlan(server: TestServer, operator: TestOperator, ac
   return planId;
 }
 
+/** A fee plan's whole body, as the console sends it. */
+export const feePlanBody = (name: string) => ({
+  name,
+  pixPercent: '0.99',
+  pixFixedCents: 0,
+  boletoFixedCents: 0,
+  creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
+  debitPercent: '1.99',
+  anticipationMonthlyPercent: '3',
+  cashoutFixedCents: 0,
+});
+
 /** A fee plan made by a finance (or admin) operator, assigned to nobody; its id. */
 export async function createFeePlan(
   server: TestServer,
@@ -131,16 +143,7 @@ export async function createFeePlan(
 ): Promise<number> {
   const created = await call<{ id: number }>('POST', `${server.url}/api/ops/fee-plans`, {
     headers: operator.ops,
-    body: {
-      name,
-      pixPercent: '0.99',
-      pixFixedCents: 0,
-      boletoFixedCents: 0,
-      creditPercent: { '1': '3.49', '2-6': '4.29', '7-12': '4.99' },
-      debitPercent: '1.99',
-      anticipationMonthlyPercent: '3',
-      cashoutFixedCents: 0,
-    },
+    body: feePlanBody(name),
   });
   if (created.status !== 201) throw new Error(`fee plan: ${created.status} ${created.text}`);
   return created.body.id;
