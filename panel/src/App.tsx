@@ -126,11 +126,15 @@ function Panel({ testMode }: { testMode: boolean }) {
   const main = useRef<HTMLElement>(null);
   const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
   const subscriptionId = /^#\/assinaturas\/([\w-]+)$/.exec(hash)?.[1];
+  // one dispute's address (its e-mail links to it): the list with that dispute open
+  const disputeId = /^#\/contestacoes\/([\w-]+)$/.exec(hash)?.[1];
   const current = saleId
     ? { hash, label: 'Venda', Page: Sales, need: 'money.view' as const }
     : subscriptionId
       ? { hash, label: 'Assinatura', Page: Subscriptions, need: 'money.view' as const }
-      : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
+      : disputeId
+        ? { hash, label: 'Contestações', Page: Disputes, need: 'money.view' as const }
+        : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
   const signedIn = Boolean(user);
   // each page is named in the tab's title, and a page opened from the menu is announced from its start
   const link = linkPage(hash);
@@ -271,6 +275,8 @@ function Panel({ testMode }: { testMode: boolean }) {
             <SaleDetail key={saleId} id={saleId} />
           ) : subscriptionId ? (
             <SubscriptionDetail key={subscriptionId} id={subscriptionId} />
+          ) : disputeId ? (
+            <Disputes openId={disputeId} />
           ) : (
             <current.Page key={current.hash} />
           )

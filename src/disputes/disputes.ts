@@ -532,7 +532,7 @@ export class Disputes {
               : `A contestação (${what}) de ${formatBrl(view.amountCents)} ainda não foi respondida.`,
             `Envie as provas (PDF, PNG ou JPEG) ou aceite a contestação até ${deadline} (horário de Brasília). Sem resposta até lá, a contestação é perdida.`,
           ],
-          action: { label: 'Ver contestações', url: `${this.publicUrl}/#/contestacoes` },
+          action: { label: 'Ver a contestação', url: `${this.publicUrl}/#/contestacoes/${view.id}` },
           footnote: 'Você recebe este e-mail porque pode responder contestações nesta conta.',
         }),
       });

@@ -6,6 +6,7 @@ import { call } from '../support/http.js';
 import { Mailbox } from '../support/mailbox.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { addTeamUser, type TeamUser } from '../support/team.js';
+import { waitUntil } from '../support/wait.js';
 import { balanceOf, type DisputeBody, disputeMerchant, openDispute, paidSale } from './fixtures.js';
 
 let server: TestServer;
@@ -371,6 +372,12 @@ describe('the deadline', () => {
     expect(opened.text).toContain('R$ 100,00');
     // the deadline in São Paulo's time, and says so
     expect(opened.text).toMatch(/até \d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}:\d{2} \(horário de Brasília\)/);
+    // its link opens that dispute in the panel, not the list alone (the mailbox holds earlier disputes' too)
+    const link = `/#/contestacoes/${d.id}`;
+    const ofThis = await waitUntil(() =>
+      mailbox.to(finance.email).find((e) => /Contestação aberta/.test(e.subject) && e.text.includes(link)),
+    );
+    expect(ofThis.html).toContain(link);
     await mailbox.waitFor(owner.email, /Contestação aberta/);
     await db().query(`UPDATE disputes SET respond_by = now() + interval '1 day' WHERE uuid = $1`, [d.id]);
     const disputes = new Disputes(

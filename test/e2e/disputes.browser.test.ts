@@ -53,6 +53,10 @@ describe('Contestações', () => {
     await page.getByRole('button', { name: 'Detalhes da contestação de R$ 100,00' }).click();
     const card = page.getByRole('region', { name: 'Contestação de R$ 100,00' });
     await card.getByText('Pagador relata golpe').waitFor();
+    // each dispute has its address (its e-mail links to it): opened from it, the same dispute is shown
+    expect(new URL(page.url()).hash).toBe(`#/contestacoes/${answered.id}`);
+    await page.reload();
+    await card.getByText('Pagador relata golpe').waitFor();
     await card.getByLabel(/Provas/).setInputFiles({
       name: 'comprovante.pdf',
       mimeType: 'application/pdf',
@@ -119,6 +123,10 @@ describe('Contestações', () => {
     const disputes = page.getByRole('table', { name: 'Contestações desta venda' });
     await disputes.getByRole('cell', { name: 'Perdida' }).waitFor();
     expect(await disputes.getByRole('cell', { name: 'R$ 50,00' }).count()).toBe(1);
+    // each dispute of the sale links to its own page
+    expect(await disputes.getByRole('link').first().getAttribute('href')).toBe(
+      `#/contestacoes/${dispute.body.id}`,
+    );
     const refunds = page.getByRole('table', { name: 'Estornos desta venda' });
     await refunds.getByText('R$ 20,00').first().waitFor();
     // the MED's devolução is among the refunds, and says why: the merchant did not ask for it

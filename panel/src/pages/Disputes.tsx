@@ -168,12 +168,15 @@ function Detail({ id, onChanged }: { id: string; onChanged: () => void }) {
   );
 }
 
-/** `#/contestacoes`: chargebacks and MEDs, the deadline of each, and its answer. */
-export function Disputes() {
+/**
+ * `#/contestacoes`: chargebacks and MEDs, the deadline of each, and its answer; `#/contestacoes/<id>` the same
+ * with that dispute open (each has its address: its e-mail links to it, a merchant may share it).
+ */
+export function Disputes({ openId }: { openId?: string } = {}) {
   const [status, setStatus] = useState('');
   const [rows, setRows] = useState<Dispute[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
+  const open = openId ?? null;
   const [error, setError] = useState<unknown>(null);
   const load = (more?: string) =>
     api
@@ -219,7 +222,9 @@ export function Disputes() {
             <td>
               <DetailsButton
                 label={`Detalhes da contestação de ${money(d.amountCents)}`}
-                onClick={() => setOpen(d.id)}
+                onClick={() => {
+                  location.hash = `#/contestacoes/${d.id}`;
+                }}
               />
             </td>
           </tr>

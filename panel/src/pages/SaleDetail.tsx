@@ -318,7 +318,9 @@ function DisputeList({ disputes }: { disputes: Dispute[] }) {
       >
         {disputes.map((d) => (
           <tr key={d.id}>
-            <td>{date(d.createdAt)}</td>
+            <td>
+              <a href={`#/contestacoes/${d.id}`}>{date(d.createdAt)}</a>
+            </td>
             <td class="text">{label(DISPUTE_KIND, d.kind)}</td>
             <td class="money">{money(d.amountCents)}</td>
             <td class="text">{label(DISPUTE_STATUS, d.status)}</td>
@@ -326,9 +328,7 @@ function DisputeList({ disputes }: { disputes: Dispute[] }) {
           </tr>
         ))}
       </Table>
-      <p class="muted">
-        <a href="#/contestacoes">Responder ou ver as provas em Contestações</a>
-      </p>
+      <p class="muted">Cada data abre a contestação: responder, aceitar ou ver as provas.</p>
     </Card>
   );
 }
