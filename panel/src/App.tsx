@@ -126,15 +126,13 @@ function Panel({ testMode }: { testMode: boolean }) {
   const main = useRef<HTMLElement>(null);
   const saleId = /^#\/vendas\/([\w-]+)$/.exec(hash)?.[1];
   const subscriptionId = /^#\/assinaturas\/([\w-]+)$/.exec(hash)?.[1];
-  // one dispute's address (its e-mail links to it): the list with that dispute open
-  const disputeId = /^#\/contestacoes\/([\w-]+)$/.exec(hash)?.[1];
+  // one dispute's address (its e-mail links to it) is its list's page, which opens it (pages/Disputes.tsx)
+  const page = hash.startsWith('#/contestacoes/') ? '#/contestacoes' : hash;
   const current = saleId
     ? { hash, label: 'Venda', Page: Sales, need: 'money.view' as const }
     : subscriptionId
       ? { hash, label: 'Assinatura', Page: Subscriptions, need: 'money.view' as const }
-      : disputeId
-        ? { hash, label: 'Contestações', Page: Disputes, need: 'money.view' as const }
-        : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
+      : (PAGES.find((p) => p.hash === page) ?? PAGES[0]!);
   const signedIn = Boolean(user);
   // each page is named in the tab's title, and a page opened from the menu is announced from its start
   const link = linkPage(hash);
@@ -275,8 +273,6 @@ function Panel({ testMode }: { testMode: boolean }) {
             <SaleDetail key={saleId} id={saleId} />
           ) : subscriptionId ? (
             <SubscriptionDetail key={subscriptionId} id={subscriptionId} />
-          ) : disputeId ? (
-            <Disputes openId={disputeId} />
           ) : (
             <current.Page key={current.hash} />
           )

@@ -17,6 +17,10 @@ import { formatPercentE4, formatReais } from '../platform/money/money.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { nameProblem } from '../platform/text/names.js';
 import { defaultFeePlanName, feePlanIdByName } from './fee-plans.js';
+
+// the command that creates accounts loads this file alone: the default it reads is set through it
+export { setDefaultFeePlan } from './fee-plans.js';
+
 import type { AccountStatus } from './status.js';
 
 export interface AccountRow {

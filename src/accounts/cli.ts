@@ -64,8 +64,8 @@ export const accountCommands: Command[] = [
     },
     options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     async run({ db, config }, values) {
-      const { createAccount } = await accounts();
-      (await import('./fee-plans.js')).setDefaultFeePlan(config.feePlanDefault);
+      const { createAccount, setDefaultFeePlan } = await accounts();
+      setDefaultFeePlan(config.feePlanDefault);
       const account = await createAccount(db, {
         name: required(values, 'name'),
         email: required(values, 'email'),

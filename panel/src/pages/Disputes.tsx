@@ -168,15 +168,24 @@ function Detail({ id, onChanged }: { id: string; onChanged: () => void }) {
   );
 }
 
+/** The dispute `#/contestacoes/<id>` names; null on the list's own address. */
+const openOf = (hash: string) => /^#\/contestacoes\/([\w-]+)$/.exec(hash)?.[1] ?? null;
+
 /**
  * `#/contestacoes`: chargebacks and MEDs, the deadline of each, and its answer; `#/contestacoes/<id>` the same
  * with that dispute open (each has its address: its e-mail links to it, a merchant may share it).
  */
-export function Disputes({ openId }: { openId?: string } = {}) {
+export function Disputes() {
   const [status, setStatus] = useState('');
   const [rows, setRows] = useState<Dispute[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
-  const open = openId ?? null;
+  // the dispute open is the address's: the list stays as it is (its filter, its pages) while one is opened
+  const [open, setOpen] = useState(openOf(location.hash));
+  useEffect(() => {
+    const follow = () => setOpen(openOf(location.hash));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
   const [error, setError] = useState<unknown>(null);
   const load = (more?: string) =>
     api
