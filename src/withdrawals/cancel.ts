@@ -2,6 +2,7 @@ import { type Actor, recordAudit } from '../audit/index.js';
 import type { Db } from '../platform/db/db.js';
 import { conflict, notFound } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
+import { recordApprovalDecision } from './approval/decide.js';
 import { findWithdrawal, type WithdrawalRow } from './data.js';
 import { transition } from './state.js';
 
@@ -19,13 +20,8 @@ export async function cancelWithdrawal(
   if (!found) throw notFound(`no withdrawal ${id.kind === 'uuid' ? id.uuid : id.id}`);
   const result = await db.tx(async (tx) => {
     // one awaiting approval is decided by the cancel: nobody can approve it afterwards
-    const declined = await tx.query(
-      `UPDATE withdrawals SET approval_status = 'declined', approval_decided_by = $2, approval_decided_at = now(),
-              updated_at = now()
-        WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING' RETURNING id`,
-      [found.id, by?.decidedBy ?? 'operator'],
-    );
-    if (by && declined.length > 0) {
+    const declined = await recordApprovalDecision(tx, found.id, 'declined', by?.decidedBy ?? 'operator');
+    if (by && declined) {
       await recordAudit(tx, Number(found.account_id), by.actor, {
         action: 'withdrawal.declined',
         target: `withdrawal:${found.uuid}`,

@@ -15,13 +15,11 @@ type Decision = 'approved' | 'declined' | 'expired';
 
 /**
  * The one decision an awaiting withdrawal gets: a guarded UPDATE of its row (still awaiting, still PENDING),
- * so approve, decline and expiry racing each other (on any process) have exactly one winner; the others find
- * nothing to decide. Declined and expired withdrawals are cancelled in the same transaction (money back to
- * available, withdrawal.canceled); an approved one is queued for the payout provider in it.
+ * so approve, decline, expiry and a cancel racing each other (on any process) have exactly one winner; the
+ * others find nothing to decide (null). The caller acts on the decision in the same transaction.
  */
-async function decide(
+export async function recordApprovalDecision(
   tx: Queryable,
-  queue: Queue,
   withdrawalId: number,
   decision: Decision,
   decidedBy: string | null,
@@ -32,6 +30,21 @@ async function decide(
       WHERE id = $1 AND approval_status = 'awaiting' AND status = 'PENDING' RETURNING *`,
     [withdrawalId, decision, decidedBy],
   );
+  return row ?? null;
+}
+
+/**
+ * Declined and expired withdrawals are cancelled in the decision's transaction (money back to available,
+ * withdrawal.canceled); an approved one is queued for the payout provider in it.
+ */
+async function decide(
+  tx: Queryable,
+  queue: Queue,
+  withdrawalId: number,
+  decision: Decision,
+  decidedBy: string | null,
+): Promise<WithdrawalRow | null> {
+  const row = await recordApprovalDecision(tx, withdrawalId, decision, decidedBy);
   if (!row) return null;
   if (decision === 'approved') {
     await queue.send(tx, 'payouts.submit', { withdrawalIds: [row.id] });
