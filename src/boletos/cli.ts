@@ -63,6 +63,10 @@ export const boletoCommands: Command[] = [
     async run({ db, config }, values) {
       const day = values.date;
       if (!isRealDate(day)) throw new UsageError(`--date must be ${REAL_DATE_RULE}, got "${day ?? ''}"`);
+      // a day not yet begun has no boletos, and would record the baixas owed since as asked in a file not sent
+      const today = toSaoPaulo(new Date()).slice(0, 10);
+      if (day > today)
+        throw new UsageError(`--date must be today (${today}, São Paulo) or earlier, got "${day}"`);
       const out = typeof values.out === 'string' && values.out ? values.out : `remessa-${day}.rem`;
       const [{ remessaOf, recordRemessa }, { beneficiaryKey }, { remessa }] = await Promise.all([
         import('./registration.js'),

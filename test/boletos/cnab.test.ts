@@ -233,6 +233,13 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect(noDay.stderr).toBe(
       'error: --date must be a date YYYY-MM-DD that exists, years 1900 to 9998, got "2026-11-31" (usage: gateway boletos remessa --date YYYY-MM-DD [--out FILE] [--json])\n',
     );
+    // nor a day after today's in São Paulo: it would ask the bank's baixas in a file never sent
+    const later = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10); // after any zone's today
+    const future = await runGateway(['boletos', 'remessa', '--date', later], env());
+    expect(future.code).toBe(2);
+    expect(future.stderr).toMatch(
+      /^error: --date must be today \(\d{4}-\d{2}-\d{2}, São Paulo\) or earlier, got "/,
+    );
   });
 });
 
@@ -521,6 +528,12 @@ describe('gateway boletos remessa', () => {
       await issue(),
     ];
     await call('POST', `${server.url}/api/transactions/${neverSent.uuid}/cancel`, { headers: merchant.keys });
+    // issued two days ago: the files of the days since are written as each day ended (never a day to come)
+    await db().query(
+      `UPDATE boletos b SET created_at = b.created_at - interval '2 days' FROM sales s
+        WHERE s.id = b.sale_id AND s.uuid = ANY($1::uuid[])`,
+      [[cancelled, paidByPix, open, neverSent].map((b) => b.uuid)],
+    );
     const write = async (day: string) => {
       const out = path.join(dir, `remessa-${day}-${Math.random()}.rem`);
       const res = await runGateway(['boletos', 'remessa', '--date', day, '--out', out, '--json'], env());
@@ -533,10 +546,10 @@ describe('gateway boletos remessa', () => {
           .map((r) => ({ movement: cut(r, 16, 17), next: cut(records[records.indexOf(r) + 1]!, 14, 14) }));
       return { json: JSON.parse(res.stdout), movementOf, records };
     };
-    const today = await write(spDay(0));
+    const first = await write(spDay(-2));
     for (const b of [cancelled, paidByPix, open])
-      expect(today.movementOf(b)).toEqual([{ movement: '01', next: 'Q' }]);
-    expect(today.movementOf(neverSent)).toEqual([]);
+      expect(first.movementOf(b)).toEqual([{ movement: '01', next: 'Q' }]);
+    expect(first.movementOf(neverSent)).toEqual([]);
 
     const cancel = await call('POST', `${server.url}/api/transactions/${cancelled.uuid}/cancel`, {
       headers: merchant.keys,
@@ -545,26 +558,26 @@ describe('gateway boletos remessa', () => {
     expect((await moveTo(server, merchant, paidByPix.uuid, 'PAGO')).status).toBe(200);
 
     // the next day's file: a baixa of each, a segment P alone; the open one and the one never sent, nothing
-    const tomorrow = await write(spDay(1));
-    expect(tomorrow.movementOf(cancelled)).toEqual([
+    const second = await write(spDay(-1));
+    expect(second.movementOf(cancelled)).toEqual([
       { movement: '02', next: expect.not.stringMatching(/^Q$/) },
     ]);
-    expect(tomorrow.movementOf(paidByPix)).toEqual([
+    expect(second.movementOf(paidByPix)).toEqual([
       { movement: '02', next: expect.not.stringMatching(/^Q$/) },
     ]);
-    expect(tomorrow.movementOf(open)).toEqual([]);
-    expect(tomorrow.movementOf(neverSent)).toEqual([]);
-    expect(tomorrow.json.takenDown).toBeGreaterThanOrEqual(2);
+    expect(second.movementOf(open)).toEqual([]);
+    expect(second.movementOf(neverSent)).toEqual([]);
+    expect(second.json.takenDown).toBeGreaterThanOrEqual(2);
     // the lot trailer counts the baixas too
-    expect(Number(cut(tomorrow.records.at(-2)!, 18, 23))).toBe(tomorrow.records.length - 2);
+    expect(Number(cut(second.records.at(-2)!, 18, 23))).toBe(second.records.length - 2);
     // written again, that day's file is the same; the day after asks nothing again
-    expect((await write(spDay(1))).records).toEqual(tomorrow.records);
-    const after = await write(spDay(2));
+    expect((await write(spDay(-1))).records).toEqual(second.records);
+    const after = await write(spDay(0));
     expect(after.movementOf(cancelled)).toEqual([]);
     expect(after.movementOf(paidByPix)).toEqual([]);
     // the first day's file written again (sent twice, say) registers only what still awaits payment: never a
     // boleto taken down since, which no later file would take down again
-    const again = await write(spDay(0));
+    const again = await write(spDay(-2));
     expect(again.movementOf(cancelled)).toEqual([]);
     expect(again.movementOf(paidByPix)).toEqual([]);
     expect(again.movementOf(open)).toEqual([{ movement: '01', next: 'Q' }]);
