@@ -47,6 +47,10 @@ class HttpClient:
     ) -> None:
         if not base_url:
             raise ValueError("base_url is required")
+        if not re.match(r"^https?://[^/]", base_url, re.IGNORECASE):
+            raise ValueError(
+                f"base_url must be the gateway's address with its scheme, such as http://localhost:3000, not {base_url!r}"
+            )
         if not public_key or not private_key:
             raise ValueError("public_key and private_key are required")
         self.base_url = base_url.rstrip("/")
@@ -85,7 +89,16 @@ class HttpClient:
             data = body
             headers["Content-Type"] = content_type
         elif body is not None:
-            data = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=_json_default).encode("utf-8")
+            try:
+                text = json.dumps(
+                    body, separators=(",", ":"), ensure_ascii=False, default=_json_default, allow_nan=False
+                )
+            except ValueError as err:
+                # JSON has no NaN nor infinities (json.dumps would send bare NaN, which no JSON parser takes)
+                if "Out of range float" not in str(err):
+                    raise
+                raise ValueError("a number of the body is not finite (NaN or an infinity): give a finite number") from None
+            data = text.encode("utf-8")
             headers["Content-Type"] = "application/json"
         if idempotency_key is not None:
             headers["Idempotency-Key"] = idempotency_key

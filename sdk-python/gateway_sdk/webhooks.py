@@ -5,6 +5,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import logging
 import re
 import time
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Protocol, Sequence, Tuple, Union, cast
@@ -13,6 +14,23 @@ from .errors import WebhookVerificationError
 from .types import WEBHOOK_EVENT_CLASSES, UnknownWebhook, WebhookEvent
 
 Headers = Union[Mapping[str, Any], Any]
+_log = logging.getLogger("gateway_sdk.webhooks")
+
+
+def _secrets_of(secret: Any) -> List[str]:
+    """The secrets given, checked: a missing one (an unset environment variable) is the receiver's setup."""
+    if isinstance(secret, str):
+        secrets = [secret]
+    elif isinstance(secret, (list, tuple)):
+        secrets = list(secret)
+    else:
+        secrets = []
+    if not secrets or any(not isinstance(s, str) or s == "" for s in secrets):
+        raise TypeError(
+            "secret is required: the webhook's whsec_… secret, shown when the webhook was created"
+            " (or both, during a rotation)"
+        )
+    return secrets
 
 
 def verify_webhook(
@@ -34,11 +52,9 @@ def verify_webhook(
     event type is read from the signed body, never from the unsigned X-Service-Event-Type header. The result is
     one of the dataclasses of ``WebhookEvent``: narrowing on ``event_type`` types its ``payload``.
     """
-    secrets: List[str] = [secret] if isinstance(secret, str) else list(secret)
-    if not secrets or any(not isinstance(s, str) or s == "" for s in secrets):
-        raise TypeError("secret is required")
+    secrets = _secrets_of(secret)
     if not isinstance(body, (str, bytes, bytearray, memoryview)):
-        raise TypeError("body must be the raw body as received: bytes or str")
+        raise TypeError("body must be the raw body as received: bytes or str (a parsed body does not verify)")
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
     get = _header_reader(headers)
     now = int(time.time())
@@ -200,7 +216,8 @@ def handle_webhook(
 
     Verifies it (400 with the reason when it does not), skips an event id already handled (200: a retry or a
     resend), calls ``on_event`` and answers 200; when ``on_event`` raises, the id is forgotten and the answer is
-    500, so the gateway's retry runs it again (the exception is not re-raised: log it in ``on_event``).
+    500, so the gateway's retry runs it again. The exception is logged (logger ``gateway_sdk.webhooks``) and not
+    re-raised; the gateway is answered a fixed text, never the exception's (it keeps what it is answered).
     """
     try:
         event = verify_webhook(body=body, headers=headers, secret=secret, tolerance_seconds=tolerance_seconds)
@@ -212,5 +229,6 @@ def handle_webhook(
         on_event(event)
     except Exception as err:  # noqa: BLE001 - any failure of the merchant's handler means "retry me"
         deduplicator.forget(event.event_id)
-        return 500, f"{type(err).__name__}: {err}"
+        _log.exception("webhook %s failed: %s: %s", event.event_id, type(err).__name__, err)
+        return 500, "the receiver failed to handle this event; it is retried"
     return 200, "ok"

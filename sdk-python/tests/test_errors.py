@@ -53,6 +53,15 @@ class ErrorsTest(unittest.TestCase):
             Gateway(base_url="", public_key="pk", private_key="sk")
         with self.assertRaises(ValueError):
             Gateway(base_url=fixture()["gatewayUrl"], public_key="pk", private_key="")
+        # an address without its scheme is told as such, not as a gateway that does not answer
+        with self.assertRaisesRegex(ValueError, "with its scheme, such as http://localhost:3000, not 'localhost:3000'"):
+            Gateway(base_url="localhost:3000", public_key="pk", private_key="sk")
+        # JSON has no NaN: refused before anything is sent (json.dumps would send a bare NaN)
+        gw = Gateway(base_url="http://127.0.0.1:9", public_key="pk", private_key="sk", max_retries=0)
+        with self.assertRaisesRegex(ValueError, r"not finite \(NaN or an infinity\)"):
+            gw.transactions.create({"amount": float("nan")})
+        with self.assertRaisesRegex(ValueError, "not finite"):
+            gw.transactions.refund(1, amount_cents=float("inf"))
 
 
 if __name__ == "__main__":

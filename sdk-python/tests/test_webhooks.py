@@ -81,6 +81,14 @@ class VerifyWebhookTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             verify_webhook(body=json.loads(body), headers=headers, secret=secret)  # type: ignore[arg-type]
 
+    def test_a_missing_secret_or_a_parsed_body_is_the_receivers_setup(self):
+        body, headers, _ = delivery()
+        for secret in (None, "", [], [""]):
+            with self.assertRaisesRegex(TypeError, "secret is required: the webhook's whsec_"):
+                verify_webhook(body=body, headers=headers, secret=secret)  # type: ignore[arg-type]
+        with self.assertRaisesRegex(TypeError, "a parsed body does not verify"):
+            verify_webhook(body=json.loads(body), headers=headers, secret="whsec_x")  # type: ignore[arg-type]
+
     def test_a_delivery_outside_the_tolerance_window_does_not_verify(self):
         body, headers, secret = delivery()
         with self.assertRaisesRegex(WebhookVerificationError, "^timestamp outside the tolerance window$"):

@@ -28,6 +28,11 @@ export class HttpClient {
 
   constructor(private readonly options: ClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    if (!/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+      throw new TypeError(
+        `baseUrl must be the gateway's address with its scheme, such as http://localhost:3000, not "${options.baseUrl}"`,
+      );
+    }
     if (!options.publicKey || !options.privateKey)
       throw new TypeError('publicKey and privateKey are required');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -77,13 +82,14 @@ export class HttpClient {
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     // a POST without a key could be done twice by a retry: only reads and keyed POSTs are retried
     const retries = method === 'GET' || options.idempotencyKey !== undefined ? this.maxRetries : 0;
+    const sent = body === undefined ? undefined : form ? body : toJson(body);
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await fetch(`${this.baseUrl}${path}`, {
           method,
           headers,
-          ...(body !== undefined ? { body: form ? body : JSON.stringify(body) } : {}),
+          ...(sent !== undefined ? { body: sent } : {}),
           signal: options.signal ?? AbortSignal.timeout(this.timeoutMs),
           // the API never redirects: a 3xx is answered as it is (a GatewayError), never followed with the keys
           // (fetch would send the private key to wherever the redirect points)
@@ -139,3 +145,13 @@ function retryAfter(raw: string | null): number | null {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The body as JSON, refusing what JSON cannot say: NaN and the infinities (JSON.stringify would send null). */
+function toJson(body: unknown): string {
+  return JSON.stringify(body, (key, value) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new TypeError(`${key || 'the body'} must be a finite number, not ${value}`);
+    }
+    return value;
+  });
+}

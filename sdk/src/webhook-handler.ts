@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebhookVerificationError } from './errors.js';
 import {
   EventIdDeduplicator,
+  secretsOf,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookEvent,
@@ -24,7 +25,10 @@ export interface HandleWebhookOptions extends VerifyWebhookOptions {
 /** What to answer the gateway: 200 handled (or a repeat), 400 not verified, 500 the handler failed. */
 export interface WebhookAnswer {
   status: 200 | 400 | 500;
+  /** The text to answer: the reason a delivery did not verify; never the handler's error (the gateway keeps it). */
   message: string;
+  /** With 500: what `onEvent` threw, for the receiver's own log. */
+  error?: unknown;
 }
 
 /**
@@ -46,7 +50,7 @@ export async function handleWebhook(options: HandleWebhookOptions): Promise<Webh
     await onEvent(event);
   } catch (err) {
     await deduplicator.forget(event.eventId);
-    return { status: 500, message: err instanceof Error ? err.message : String(err) };
+    return { status: 500, message: 'the receiver failed to handle this event; it is retried', error: err };
   }
   return { status: 200, message: 'ok' };
 }
@@ -67,6 +71,7 @@ export function webhookHandler(
   options: WebhookHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { deduplicator: store, onError: report, ...handle } = options;
+  secretsOf(handle.secret); // a secret missing fails here, as the server is set up, not at the first delivery
   const deduplicator = store ?? new EventIdDeduplicator();
   const onError =
     report ?? ((error: string, id?: string) => console.error(`webhook ${id ?? ''} failed: ${error}`));
@@ -79,7 +84,13 @@ export function webhookHandler(
       body: Buffer.concat(chunks),
       headers: req.headers,
     });
-    if (answer.status === 500) onError(answer.message, req.headers['webhook-id'] as string | undefined);
+    if (answer.status === 500) {
+      const { error } = answer;
+      onError(
+        error instanceof Error ? error.message : String(error),
+        req.headers['webhook-id'] as string | undefined,
+      );
+    }
     res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' }).end(answer.message);
   };
 }

@@ -94,9 +94,11 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookEvent;
 /** The same, with the payload typed by the caller (no narrowing by event). */
 export function verifyWebhook<T>(options: VerifyWebhookOptions): VerifiedWebhook<T>;
 export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook<unknown> {
-  const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
-  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
-    throw new TypeError('secret is required');
+  const secrets = secretsOf(options.secret);
+  if (typeof options.body !== 'string' && !(options.body instanceof Uint8Array)) {
+    throw new TypeError(
+      'body must be the raw body as received, a string or bytes (a parsed body does not verify: read it before any JSON parser)',
+    );
   }
   const body =
     typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : Buffer.from(options.body);
@@ -145,6 +147,20 @@ export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook<un
   }
   const eventType = stated !== null && KNOWN_EVENTS.has(stated) ? stated : null;
   return { eventId: id, eventType, timestamp, payload };
+}
+
+/**
+ * The secrets given, checked: a missing one (an unset environment variable, say) is the receiver's setup, told
+ * as such rather than as a delivery that does not verify.
+ */
+export function secretsOf(secret: string | readonly string[] | undefined): string[] {
+  const secrets = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...secret] : [];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
+    throw new TypeError(
+      "secret is required: the webhook's whsec_… secret, shown when the webhook was created (or both, during a rotation)",
+    );
+  }
+  return secrets;
 }
 
 function headerReader(headers: VerifyWebhookOptions['headers']): (name: string) => string | undefined {

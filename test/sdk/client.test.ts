@@ -349,6 +349,22 @@ describe('@payment-gateway/sdk against a real gateway', () => {
     expect((failed as Error).cause).toBeInstanceOf(Error);
   });
 
+  it('tells an address without its scheme, and a number JSON cannot carry, before sending anything', async () => {
+    const m = await createMerchant(server);
+    expect(() => gatewayFor(m, server.url.replace(/^http:\/\//, ''))).toThrow(
+      `baseUrl must be the gateway's address with its scheme, such as http://localhost:3000, not "${server.url.replace(/^http:\/\//, '')}"`,
+    );
+    const gw = gatewayFor(m);
+    const before = await gw.transactions.list({ limit: 100 });
+    await expect(gw.transactions.create({ ...saleInput(), amount: Number.NaN } as never)).rejects.toThrow(
+      'amount must be a finite number, not NaN',
+    );
+    await expect(
+      gw.cashouts.create({ amountCents: Number.POSITIVE_INFINITY, pixKey: '52998224725' }),
+    ).rejects.toThrow(TypeError);
+    expect((await gw.transactions.list({ limit: 100 })).data).toHaveLength(before.data.length);
+  });
+
   it('never follows a redirect with the keys: a 3xx is a GatewayError, and the other origin hears nothing', async () => {
     const m = await createMerchant(server);
     const heard: string[] = [];

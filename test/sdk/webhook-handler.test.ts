@@ -8,7 +8,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway, isSaleEvent, type WebhookEvent, webhookHandler } from '../../sdk/src/index.js';
+import {
+  EventIdDeduplicator,
+  Gateway,
+  handleWebhook,
+  isSaleEvent,
+  verifyWebhook,
+  type WebhookEvent,
+  webhookHandler,
+} from '../../sdk/src/index.js';
+import { signWebhook } from '../../src/webhooks/signing.js';
 import { moveTo, saleInput } from '../sales/fixtures.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -109,6 +118,39 @@ describe('webhookHandler (TypeScript)', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('answers a failed onEvent with a fixed text, never what it threw (the gateway keeps what it is answered)', async () => {
+    const secret = `whsec_${Buffer.from('a secret of thirty-two bytes....').toString('base64')}`;
+    const body = JSON.stringify({ eventType: 'sale.paid', uuid: 'x' });
+    const { headers } = signWebhook(secret as never, 'evt_1', 'sale.paid', body, false);
+    const thrown = new Error('password=hunter2 at db.internal:5432');
+    const answer = await handleWebhook({
+      body,
+      headers,
+      secret,
+      deduplicator: new EventIdDeduplicator(),
+      onEvent: () => {
+        throw thrown;
+      },
+    });
+    expect(answer).toEqual({
+      status: 500,
+      message: 'the receiver failed to handle this event; it is retried',
+      error: thrown,
+    });
+  });
+
+  it('a missing secret fails as the handler is made, and a parsed body is told as such', () => {
+    const onEvent = () => {};
+    for (const secret of [undefined, '', [], ['']]) {
+      expect(() => webhookHandler({ secret: secret as unknown as string, onEvent })).toThrow(
+        "secret is required: the webhook's whsec_… secret",
+      );
+    }
+    expect(() =>
+      verifyWebhook({ body: { a: 1 } as unknown as string, headers: {}, secret: 'whsec_x' }),
+    ).toThrow('a parsed body does not verify');
+  });
+
   it('isSaleEvent is true for sale.* only', () => {
     const event = (eventType: string | null) =>
       ({ eventId: 'e', eventType, timestamp: 0, payload: {} }) as WebhookEvent;
@@ -197,18 +239,21 @@ describe('handle_webhook (Python)', () => {
     await paidSale(merchant);
     const d = await delivered(merchant, hook.id);
     expect(d).toMatchObject({ status: 'DELIVERED', attempts: 2, statusCode: 200 });
-    expect(out.slice(2)).toEqual([
+    const printed = () => out.filter((l) => !l.startsWith('stderr: '));
+    expect(printed().slice(2)).toEqual([
       `call 1 sale.paid ${d.eventId}`,
-      'answer 500 RuntimeError: the database is down',
+      'answer 500 the receiver failed to handle this event; it is retried',
       `call 2 sale.paid ${d.eventId}`,
       'answer 200 ok',
     ]);
+    // what on_event raised is the receiver's log (logging), not the gateway's
+    expect(out).toContain(`stderr: webhook ${d.eventId} failed: RuntimeError: the database is down`);
 
     expect(await resendAndWait(merchant, hook.id, d.id, 3)).toMatchObject({
       status: 'DELIVERED',
       statusCode: 200,
     });
-    expect(out.slice(6)).toEqual(['answer 200 already handled']);
+    expect(printed().slice(6)).toEqual(['answer 200 already handled']);
 
     const forged = await call('POST', `http://127.0.0.1:${port}/`, { body: { eventType: 'sale.paid' } });
     expect(forged.status).toBe(400);
