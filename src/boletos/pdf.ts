@@ -223,7 +223,8 @@ function drawMark(page: PDFPage, font: PDFFont, mark: string, middle: number): v
 /**
  * The boleto híbrido as an A4 PDF: beneficiary, payer, due date, amount, instructions, the linha digitável, the
  * ITF barcode of the 44 digits (FEBRABAN: about 103 × 13 mm), and the Pix QR code with its copy-and-paste;
- * in test mode, "SEM VALOR — MODO DE TESTE" across the page, and cancelled, "CANCELADO — NÃO PAGUE".
+ * in test mode, "SEM VALOR — MODO DE TESTE" across the page; cancelled, "CANCELADO — NÃO PAGUE" and nothing
+ * to pay it with (no line, Pix or barcode).
  */
 export async function renderBoletoPdf(
   b: BoletoRow,
@@ -255,7 +256,8 @@ export async function renderBoletoPdf(
 
   // header: bank and the line
   text(page, `Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
-  const line = formatLine(b.digitable_line);
+  // a cancelled one carries nothing to pay it with: no line to type, no Pix, no barcode
+  const line = cancelled ? 'CANCELADO' : formatLine(b.digitable_line);
   page.drawText(line, {
     x: A4.width - MARGIN - drawnWidth(line, bold, 11),
     y,
@@ -299,8 +301,11 @@ export async function renderBoletoPdf(
     9,
     full / 2,
   );
-  const street = drawable(`${a.street}, ${a.number} - ${a.district}`);
-  text(page, `${fitted(street, regular, 9, full - drawnWidth(place, regular, 9))}${place}`, MARGIN, 9);
+  // then the street before the number: a long street name cut, never the house's number and district after it
+  const room = full - drawnWidth(place, regular, 9);
+  const tail = `, ${fitted(drawable(`${a.number} - ${a.district}`), regular, 9, room / 2)}`;
+  const street = fitted(drawable(a.street), regular, 9, room - drawnWidth(tail, regular, 9));
+  text(page, `${street}${tail}${place}`, MARGIN, 9);
   if (b.shop_name) {
     y -= 20;
     field(
@@ -321,6 +326,33 @@ export async function renderBoletoPdf(
   page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 0.5, color: GREY });
   y -= 16;
 
+  if (cancelled) {
+    text(page, 'Este boleto foi cancelado e não pode ser pago:', MARGIN, 10, bold);
+    y -= 14;
+    text(page, 'sem Pix, sem linha digitável e sem código de barras. Fale com quem o emitiu.', MARGIN, 10);
+    drawMark(page, bold, CANCELLED_MARK, (A4.height * 3) / 4);
+  } else {
+    await drawPayable(page, rects, b, line, regular, bold, y);
+  }
+  if (testMode) drawMark(page, bold, TEST_MODE_MARK, A4.height / 2);
+  compressContents(pdf, page, rects.content());
+  // without object streams, which pdf-lib would compress with pako too (a page's few objects gain nothing by them)
+  return pdf.save({ useObjectStreams: false });
+}
+
+/** What a payable boleto is paid with, from `top` down: its Pix (QR code and copy-and-paste), its line and barcode. */
+async function drawPayable(
+  page: PDFPage,
+  rects: Rects,
+  b: BoletoRow,
+  line: string,
+  regular: PDFFont,
+  bold: PDFFont,
+  top: number,
+): Promise<void> {
+  let y = top;
+  const text = (p: PDFPage, s: string, x: number, size = 9, font = regular, color = BLACK) =>
+    p.drawText(s, { x, y, size, font, color });
   // Pix: QR code and copy-and-paste
   text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
   const qrSize = 45 * MM;
@@ -342,9 +374,4 @@ export async function renderBoletoPdf(
   text(page, line, MARGIN, 12, bold);
   y -= 10;
   drawItf(rects, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
-  if (testMode) drawMark(page, bold, TEST_MODE_MARK, A4.height / 2);
-  if (cancelled) drawMark(page, bold, CANCELLED_MARK, (A4.height * 3) / 4);
-  compressContents(pdf, page, rects.content());
-  // without object streams, which pdf-lib would compress with pako too (a page's few objects gain nothing by them)
-  return pdf.save({ useObjectStreams: false });
 }

@@ -151,8 +151,10 @@ describe('the boleto PDF', () => {
     expect(rightmost).toBeLessThanOrEqual(595.28 - (15 * 72) / 25.4 + 0.01);
     const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
     expect(text).toMatch(/Cooperativa de Produtores Rurais Associados .*… - 11\.222\.333\/0001-81/);
-    // the street gives way: the city, its state and the CEP stay whole
-    expect(text).toMatch(/Rodovia Estadual .*… - São José do Rio Preto\/SP - CEP 15000-000/);
+    // the street gives way: the house's number, the city, its state and the CEP stay whole
+    expect(text).toMatch(
+      /Rodovia Estadual .*…, 12345 - Distrito Industrial.* - São José do Rio Preto\/SP - CEP 15000-000/,
+    );
     expect(text).toMatch(/Referente a: Pedido de mudas e sementes .*…/);
   });
 
@@ -240,7 +242,16 @@ describe('the boleto PDF', () => {
       expect(pdf.status).toBe(200);
       const text = textOf(pdf.bytes);
       expect(text).toContain('CANCELADO — NÃO PAGUE');
-      expect(text).toContain('Linha digitável');
+      // and nothing to pay it with: no Pix (QR code or copy-and-paste), no line to type, no barcode
+      expect(text).toContain('Este boleto foi cancelado e não pode ser pago');
+      expect(text).not.toContain('Pague com Pix');
+      expect(text.replace(/\s/g, '')).not.toContain(sale.boleto.pixCopyPaste.slice(0, 40));
+      expect(text.replace(/\D/g, '')).not.toContain(sale.boleto.digitableLine);
+      // zbarimg exits 4 when it finds no symbol
+      const found = await decode(pdf.bytes, `cancelled-${sale.id}`).catch((err: { code?: number }) =>
+        err.code === 4 ? [] : Promise.reject(err),
+      );
+      expect(found).toEqual([]);
     }
   });
 });
