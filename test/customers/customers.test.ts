@@ -106,6 +106,17 @@ describe('customers', () => {
     );
     expect(foreign.status).toBe(400);
     expect(foreign.body.message).toContain('cardId');
+    // a card that is neither a token nor a saved card's id is told as the one it looks like, or as the choice
+    const badCards: [unknown, string][] = [
+      [{ cardId: 'abc' }, 'Invalid body/card/cardId: must match format "uuid"'],
+      [{ token: '' }, 'Invalid body/card/token: must NOT have fewer than 1 characters'],
+      [{}, 'Invalid body/card: must have "token" or "cardId"'],
+      [{ token: 'tok', cardId: saved.body.id }, 'Invalid body/card: must have only one of "cardId", "token"'],
+    ];
+    for (const [card, message] of badCards) {
+      const bad = await api('POST', '/api/transactions', saleInput({ paymentMethod: 'CREDIT_CARD', card }));
+      expect([bad.status, bad.body.message]).toEqual([400, message]);
+    }
     expect(
       (await api('DELETE', `/api/customers/${customer.id}/cards/${saved.body.id}`, undefined, other)).status,
     ).toBe(404);

@@ -154,13 +154,14 @@ function toAppError(err: FastifyError | AppError): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError;
   if (fe.validation) {
-    const first = fe.validation[0];
+    const issues = meantAlternative(fe.validation);
+    const first = issues[0];
     const where = first?.instancePath
       ? `${fe.validationContext ?? 'body'}${first.instancePath}`
       : (fe.validationContext ?? 'request');
     return new AppError(
       'VALIDATION_ERROR',
-      `Invalid ${where}: ${plainReason(fe.validation) ?? first?.message ?? fe.message}`,
+      `Invalid ${where}: ${plainReason(issues) ?? first?.message ?? fe.message}`,
     );
   }
   // the primary is lost (a failover): nothing of this request committed, or a lost COMMIT left it unknown;
@@ -184,6 +185,36 @@ function toAppError(err: FastifyError | AppError): AppError {
 }
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A union of objects (`card: {token} | {cardId}`) fails once per alternative, the first one's first: told as it
+ * is, `{cardId: "abc"}` read "must have required property 'token'". The alternative the client meant is the one
+ * that failed inside a field of the object (its cardId is no uuid); with none, what each alternative asks for,
+ * together (`must have "token" or "cardId"`, or only one of them).
+ */
+function meantAlternative(issues: ValidationIssue[]): ValidationIssue[] {
+  const union = issues.find((i) => i.keyword === 'anyOf');
+  if (!union) return issues;
+  const at = union.instancePath;
+  const inside = issues.find((i) => i.instancePath.startsWith(`${at}/`));
+  if (inside) return [inside];
+  const own = issues.filter((i) => i !== union && i.instancePath === at);
+  const names = (keyword: string, param: string) =>
+    own.every((i) => i.keyword === keyword)
+      ? [...new Set(own.map((i) => (i.params as Record<string, string>)[param]))].map((n) =>
+          JSON.stringify(n),
+        )
+      : [];
+  const missing = names('required', 'missingProperty');
+  if (missing.length > 1) {
+    return [{ ...union, message: `must have ${missing.slice(0, -1).join(', ')} or ${missing.at(-1)}` }];
+  }
+  const extra = names('additionalProperties', 'additionalProperty');
+  if (extra.length > 1) {
+    return [{ ...union, message: `must have only one of ${extra.join(', ')}` }];
+  }
+  return issues;
+}
 
 /**
  * A union of literals fails with one "must be equal to constant" per branch: say which values are allowed
