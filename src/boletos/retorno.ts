@@ -52,6 +52,8 @@ export function parseRetorno(
   // blank lines after the trailer (and a DOS end-of-file mark) are no records: a bank's file may end so
   let end = content.length;
   while (end > 0 && '\r\n\u001a'.includes(content[end - 1]!)) end--;
+  if (end === 0)
+    throw new BoletoInputError('the file is empty: a CNAB 240 return file has at least 4 records');
   const records = content.slice(0, end).split(/\r?\n/);
   const fail = (n: number, why: string): never => {
     throw new BoletoInputError(`line ${n}: ${why}`);
@@ -76,7 +78,7 @@ export function parseRetorno(
   if (theirs.document !== ours.document || theirs.agency !== ours.agency || theirs.account !== ours.account) {
     fail(
       1,
-      `the file is of beneficiary ${theirs.document}, agency ${theirs.agency}, account ${theirs.account}, not of BOLETO_BENEFICIARY_DOCUMENT ${ours.document}, BOLETO_AGENCY ${ours.agency}, BOLETO_ACCOUNT ${ours.account}`,
+      `the file is of beneficiary ${theirs.document}, agency ${theirs.agency}, account ${theirs.account} (as CNAB 240 writes them, zeros on the left), not of BOLETO_BENEFICIARY_DOCUMENT ${settings.beneficiaryDocument}, BOLETO_AGENCY ${settings.agency}, BOLETO_ACCOUNT ${settings.account}`,
     );
   }
   const tail = records.at(-1)!;
@@ -113,7 +115,7 @@ export function parseRetorno(
       if (cut(r, 18, 22) !== ours.agency || cut(r, 24, 35) !== ours.account) {
         fail(
           i,
-          `a title of agency ${cut(r, 18, 22)}, account ${cut(r, 24, 35)}: not BOLETO_AGENCY and BOLETO_ACCOUNT`,
+          `a title of agency ${cut(r, 18, 22)}, account ${cut(r, 24, 35)} (zeros on the left): not BOLETO_AGENCY ${settings.agency} and BOLETO_ACCOUNT ${settings.account}`,
         );
       }
       const nosso = cut(r, 38, 57).trim();

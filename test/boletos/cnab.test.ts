@@ -172,9 +172,24 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
       [
         'other-beneficiary.ret',
         retornoFile(other, [line]),
-        /line 1: the file is of beneficiary .* agency 09999, account 000009999999, not of/,
+        // the settings as they were given, not as the file pads them
+        new RegExp(
+          `line 1: the file is of beneficiary .* agency 09999, account 000009999999 \\(as CNAB 240 writes them, zeros on the left\\), not of BOLETO_BENEFICIARY_DOCUMENT ${settings().beneficiaryDocument}, BOLETO_AGENCY ${settings().agency}, BOLETO_ACCOUNT ${settings().account}$`,
+        ),
       ],
-      ['other-account-title.ret', records.join('\r\n'), /a title of agency 09999, account 000009999999/],
+      [
+        'other-account-title.ret',
+        records.join('\r\n'),
+        new RegExp(
+          `a title of agency 09999, account 000009999999 \\(zeros on the left\\): not BOLETO_AGENCY ${settings().agency} and BOLETO_ACCOUNT ${settings().account}$`,
+        ),
+      ],
+      [
+        'empty.ret',
+        '',
+        /nothing imported: the file is empty: a CNAB 240 return file has at least 4 records$/,
+      ],
+      ['empty-lines.ret', '\r\n\r\n', /nothing imported: the file is empty/],
     ] as const) {
       const res = await importFile(name, file);
       expect(res.code, res.stdout).toBe(1);
