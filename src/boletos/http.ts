@@ -13,6 +13,7 @@ import {
   unavailable,
 } from '../sales/index.js';
 import { addressProblem } from '../webhooks/index.js';
+import { paidAtBank } from './data.js';
 import { BoletoInputError } from './errors.js';
 import type { BoletoIssuer, BoletoSaleInput } from './issue.js';
 
@@ -60,7 +61,7 @@ export function boletoSales(issuer: BoletoIssuer, allowPrivateTargets: boolean):
  * Boleto behind the payment-method port: the boleto híbrido issued (nosso número, barcode, its cobv opened at the
  * Pix processor) and its sale stored under the Idempotency-Key rules; cancelled and expired as its cobv is (read
  * back at the processor first). A boleto is paid by Pix or by a CNAB 240 return and refunded by Pix: it has no
- * refunder of its own.
+ * refunder of its own, and one paid at a bank is not refunded through the gateway (no Pix to send back by).
  */
 export function boletoMethod(deps: {
   db: Db;
@@ -77,6 +78,10 @@ export function boletoMethod(deps: {
   return {
     methods: ['BOLETO'],
     refunders: [],
+    refundRefusal: async (saleId) =>
+      (await paidAtBank(db, saleId))
+        ? 'This boleto was paid at a bank (by its barcode, reported in a CNAB 240 return file): there is no Pix to send the money back by, so the gateway cannot refund it. Return it to the payer by your own means.'
+        : null,
     check: async (accountId, request) => {
       if (!sales) throw unavailable('BOLETO');
       await sales.check(accountId, request);

@@ -312,7 +312,7 @@ function refundRoutes(
       const { body: refunded, replayed } = await refundSale(
         deps.db,
         deps.settler.queue,
-        deps.methods.refunders,
+        deps.methods,
         requestAccount(request),
         id,
         {

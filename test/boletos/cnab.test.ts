@@ -101,6 +101,21 @@ describe('gateway boletos retorno (CNAB 240, segments T and U)', () => {
     expect(again.json).toEqual({ lines: 5, credited: 0, alreadyPaid: 3, unknown: 1, rejected: 1 });
     expect((await getBalance(db(), merchant.accountId)).total).toBe(after.total);
     expect((await verifyLedger(db())).ok).toBe(true);
+
+    // paid at a bank, a boleto has no Pix to send the money back by: the gateway refuses its refund, writing nothing
+    for (const body of [{}, { amountCents: 1000 }]) {
+      const refund = await call<{ error?: string; message?: string }>(
+        'POST',
+        `${server.url}/api/transactions/${a.id}/refund`,
+        { headers: merchant.keys, body },
+      );
+      expect(refund.status, refund.text).toBe(409);
+      expect(refund.text).toContain('CONFLICT');
+      expect(refund.text).toContain('paid at a bank');
+    }
+    expect(await statusOf(a.id)).toEqual({ status: 'PAGO', paid_amount: 10000 });
+    expect(await db().query('SELECT 1 FROM sale_refunds WHERE sale_id = $1', [a.id])).toEqual([]);
+    expect((await getBalance(db(), merchant.accountId)).total).toBe(after.total);
   });
 
   it('a boleto due on a Saturday paid at the bank on Monday at its face value is credited', async () => {

@@ -50,6 +50,11 @@ export interface PaymentMethodPort {
   /** Who refunds its sales where they were charged, keyed by the sale's `processor`. */
   readonly refunders: readonly Refunder[];
   /**
+   * Why a paid sale of its cannot be refunded through the gateway at all (a boleto paid at a bank: no Pix to send
+   * the money back by), or null. Asked before a refund is opened: its refusal writes nothing.
+   */
+  refundRefusal?(saleId: number): Promise<string | null>;
+  /**
    * Its sales' statuses brought up to what their processor says (run by the workers every
    * `CHARGE_EXPIRY_EVERY_MS`): charges past their expiry read back and cancelled, authorizations whose answer was
    * lost asked about, authorizations not captured in time voided. How many sales it moved.
@@ -86,6 +91,11 @@ export class PaymentMethods {
       }
       for (const refunder of port.refunders) this.refunders.set(refunder.name, refunder);
     }
+  }
+
+  /** Why the sale cannot be refunded through the gateway (its method's `refundRefusal`), or null. */
+  async refundRefusal(sale: { id: number; payment_method: PaymentMethod }): Promise<string | null> {
+    return (await this.byMethod.get(sale.payment_method)?.refundRefusal?.(sale.id)) ?? null;
   }
 
   /** The port that makes `method`'s sales; none → 503 PROCESSOR_UNAVAILABLE. */

@@ -5,7 +5,8 @@ import type { PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import { findSaleRow } from '../charges.data.js';
 import { ownedSale, saleJson } from '../lookup.js';
-import { type Refunder, RefundNotMade } from '../processors/processor.js';
+import type { PaymentMethods } from '../processors/method.js';
+import { RefundNotMade } from '../processors/processor.js';
 import { type RefundView, refundView } from './refund-view.js';
 import { findRefund } from './refunds.data.js';
 import { completeRefundTold, failRefund, openRefund } from './refunds.js';
@@ -31,15 +32,17 @@ export function withRefund(saleJsonText: string, refund: RefundView): string {
 export async function refundSale(
   db: Db,
   queue: Queue,
-  processors: ReadonlyMap<string, Refunder>,
+  methods: Pick<PaymentMethods, 'refunders' | 'refundRefusal'>,
   accountId: number,
   id: PublicId,
   request: { amountCents: number | null; key: string | null },
 ): Promise<RefundAnswer> {
   const sale = ownedSale(await findSaleRow(db, id), accountId); // 404 / 403 as the lookup answers them
-  const processor = processors.get(sale.processor);
+  const processor = methods.refunders.get(sale.processor);
   if (!processor)
     throw new AppError('PROCESSOR_UNAVAILABLE', 'No payment processor is configured to refund sales');
+  const refusal = await methods.refundRefusal(sale);
+  if (refusal) throw new AppError('CONFLICT', refusal);
   const { refund, replayed } = await openRefund(db, sale.id, request.amountCents, request.key);
   // as they are now: a refund made or ended since (by this request or the processor's report), the sale after it
   const now = async () =>
