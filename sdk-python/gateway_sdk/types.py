@@ -246,7 +246,10 @@ SalePaymentMethod = Literal["PIX", "CREDIT_CARD", "DEBIT_CARD", "BOLETO", "TRANS
 
 
 class SaleRefusalReason(TypedDict):
-    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    """
+    A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    never answered: code no_answer
+    """
     code: str
     message: str
 
@@ -332,7 +335,8 @@ class Sale(_SaleRequired, total=False):
     idRec: str
     # Sales paid through a payment link: the link
     paymentLinkId: str
-    # A refused card sale (RECUSADO): the acquirer's code and message
+    # A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    # never answered: code no_answer
     refusalReason: SaleRefusalReason
     # The risk rules' decision on the sale
     risk: SaleRisk
@@ -844,7 +848,10 @@ ChargePaymentMethod = Literal["PIX", "CREDIT_CARD", "DEBIT_CARD", "BOLETO", "TRA
 
 
 class ChargeRefusalReason(TypedDict):
-    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    """
+    A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    never answered: code no_answer
+    """
     code: str
     message: str
 
@@ -931,7 +938,8 @@ class Charge(_ChargeRequired, total=False):
     # Sales paid through a payment link: the link
     paymentLinkId: str
     pixQrCode: str
-    # A refused card sale (RECUSADO): the acquirer's code and message
+    # A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    # never answered: code no_answer
     refusalReason: ChargeRefusalReason
     # The risk rules' decision on the sale
     risk: ChargeRisk
@@ -981,7 +989,10 @@ RefundAcceptedPaymentMethod = Literal[
 
 
 class RefundAcceptedRefusalReason(TypedDict):
-    """A refused card sale (RECUSADO): the acquirer's code and message"""
+    """
+    A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    never answered: code no_answer
+    """
     code: str
     message: str
 
@@ -1069,7 +1080,8 @@ class RefundAccepted(_RefundAcceptedRequired, total=False):
     idRec: str
     # Sales paid through a payment link: the link
     paymentLinkId: str
-    # A refused card sale (RECUSADO): the acquirer's code and message
+    # A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer
+    # never answered: code no_answer
     refusalReason: RefundAcceptedRefusalReason
     # The risk rules' decision on the sale
     risk: RefundAcceptedRisk

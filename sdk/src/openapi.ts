@@ -24419,7 +24419,7 @@ export interface paths {
                             pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer */
                             refusalReason?: {
                                 code: string;
                                 message: string;
@@ -24924,7 +24924,7 @@ export interface paths {
                             refund: components["schemas"]["SaleRefund"];
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer */
                             refusalReason?: {
                                 code: string;
                                 message: string;
@@ -30920,7 +30920,7 @@ export interface paths {
                             pixQrCode?: string;
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer */
                             refusalReason?: {
                                 code: string;
                                 message: string;
@@ -32070,7 +32070,7 @@ export interface paths {
                             refund: components["schemas"]["SaleRefund"];
                             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
                             refundedAmount: number;
-                            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+                            /** @description A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer */
                             refusalReason?: {
                                 code: string;
                                 message: string;
@@ -38564,7 +38564,7 @@ export interface components {
             pixKey: string | null;
             /** @description Cents returned to the payer by refunds made so far; the sale is ESTORNADO when it reaches what was paid */
             refundedAmount: number;
-            /** @description A refused card sale (RECUSADO): the acquirer's code and message */
+            /** @description A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer */
             refusalReason?: {
                 code: string;
                 message: string;

@@ -744,6 +744,8 @@ export class CardSales {
       const row = await lockCardPayment(tx, saleId);
       if (row?.state !== 'authorizing') return;
       await recordAcquirerState(tx, saleId, 'failed', null);
+      // the merchant is told why, as for a refusal: no payment exists at the acquirer, the payer starts again
+      await setRefusalReason(tx, saleId, NO_ANSWER);
       await moveSale(tx, this.queue, saleId, 'FALHA');
     });
     this.options.outbox?.committed();
@@ -792,6 +794,12 @@ async function applyTo(
       return;
   }
 }
+
+/** Why a card sale is FALHA: its authorization had no answer, and the acquirer has no payment of its order. */
+const NO_ANSWER = {
+  code: 'no_answer',
+  message: 'A adquirente não respondeu à autorização e não tem pagamento deste pedido: nada foi cobrado',
+} as const;
 
 /** The acquirer answered the authorization without a payment (a 4xx): the sale is refused with its words. */
 function refusedBy(err: AcquirerRefused): AcquirerPayment {

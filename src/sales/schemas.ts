@@ -151,7 +151,10 @@ export const Sale = Type.Object(
     refusalReason: Type.Optional(
       Type.Object(
         { code: Type.String(), message: Type.String() },
-        { description: "A refused card sale (RECUSADO): the acquirer's code and message" },
+        {
+          description:
+            "A refused card sale (RECUSADO): the acquirer's code and message; a card sale FALHA because the acquirer never answered: code no_answer",
+        },
       ),
     ),
     risk: Type.Optional(SaleRisk),

@@ -225,6 +225,10 @@ describe('card sales on POST /api/transactions (sandbox acquirer)', () => {
       headers: merchant.keys,
     });
     expect(after.body.status).toBe('FALHA');
+    expect(after.body.refusalReason).toEqual({
+      code: 'no_answer',
+      message: 'A adquirente não respondeu à autorização e não tem pagamento deste pedido: nada foi cobrado',
+    });
     expect((await eventsOf(server, 'sale', res.body.id)).map((e) => e.event_type)).toEqual(['sale.refused']);
   });
 
