@@ -352,6 +352,20 @@ export class DevPsp {
       if (!pix) return reply.code(404).send(notFound);
       let dev = pix.devolucoes.find((d) => d.id === id);
       if (!dev) {
+        // "A soma dos valores de todas as devoluções não pode ultrapassar o valor total do Pix" (PixDevolucaoInvalida)
+        const asked = parseReais((req.body as { valor?: string } | null)?.valor ?? '');
+        const taken = pix.devolucoes
+          .filter((d) => d.status !== 'NAO_REALIZADO')
+          .reduce((sum, d) => sum + (parseReais(d.valor) ?? 0), 0);
+        if (asked === null || asked <= 0 || taken + asked > (parseReais(pix.valor) ?? 0)) {
+          return reply.code(400).send({
+            type: 'https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida',
+            title: 'Devolução Inválida',
+            status: 400,
+            detail:
+              'A presente requisição de devolução, em conjunto com as demais prévias devoluções, excederia o valor do pix originário.',
+          });
+        }
         dev = {
           id,
           rtrId: newEndToEndId('D'),

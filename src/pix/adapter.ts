@@ -13,7 +13,7 @@ import {
   type ScheduledCycle,
 } from '../sales/index.js';
 import { isLocation, isPixCopiaECola } from './cob-answer.js';
-import { acknowledge, endAttempt, refundAttempt } from './devolucoes.js';
+import { acknowledge, endAttempt, otherAmount, refundAttempt } from './devolucoes.js';
 import { creditPix, type Pix } from './received.js';
 import { pixThatPaid } from './received-records.js';
 import { type CobR, creditCycle } from './recurring.js';
@@ -37,6 +37,7 @@ interface CobCompleta {
 
 interface Devolucao {
   id: string;
+  valor?: string;
   status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
 }
 
@@ -213,6 +214,8 @@ export class BcbProcessor implements PixChargeProcessor {
       // goes on): read back, it ends when the PSP reports it, or as never made when it does not know it
       throw new PspError(`PUT /pix/{e2eid}/devolucao answered ${res.status}`, res.status);
     }
+    const mismatch = otherAmount({ ...res.body, id: attempt.id }, Number(attempt.amount));
+    if (mismatch) throw new PspError(mismatch, res.status);
     await acknowledge(this.db, e2eid, attempt.id);
     await endAttempt(this.db, sale.id, e2eid, { id: attempt.id, status: res.body.status });
     if (res.body.status === 'NAO_REALIZADO')

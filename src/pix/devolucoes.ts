@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { type PixApiClient, PspError } from '../payment-standards/index.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { parseReais } from '../platform/money/money.js';
@@ -14,7 +15,7 @@ import {
   saleUuids,
   setRefundUnderWayRule,
 } from '../sales/index.js';
-import { BCB_PROCESSOR, txidOf } from './txid.js';
+import { BCB_PROCESSOR } from './txid.js';
 
 /** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
 export interface WarnLog {
@@ -30,16 +31,31 @@ export interface ReportedDevolucao {
   status: DevolucaoStatus | string;
 }
 
+const ID_CHARACTERS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
 /**
- * The devolução id of a sale's refund attempt (the standard's `[a-zA-Z0-9]{1,35}`): `D` + txid for the first
- * (the id used before attempts were counted), then a base-36 suffix (attempts 2…1295 fit in 35 characters).
+ * A new refund attempt's devolução id (the standard's `[a-zA-Z0-9]{1,35}`): `D` and 34 random characters. Never
+ * one anybody can tell in advance: a devolução made at the PSP under the id the gateway was about to use would
+ * be answered to the gateway's PUT as its own (another amount taken for its refund), or would collide with it
+ * on every attempt. Stored before it is sent, so a repeat of the attempt sends the same id.
  */
-export function devolucaoIdOf(saleUuid: string, attempt = 1): string {
-  const base = `D${txidOf(saleUuid)}`;
-  if (attempt === 1) return base;
-  const id = base + attempt.toString(36);
-  if (id.length > 35) throw new RefundNotMade('too many refund attempts for this sale', null);
+export function newDevolucaoId(): string {
+  let id = 'D';
+  for (let i = 0; i < 34; i++) id += ID_CHARACTERS[randomInt(ID_CHARACTERS.length)];
   return id;
+}
+
+/**
+ * A devolução the PSP reports under one of the gateway's ids is that attempt only for the amount it asked for:
+ * another amount under its id (a PSP's mistake) is never taken for its refund. The attempt stays in progress,
+ * its money held, and each report is logged for someone to look at. Null when it matches (or states no amount).
+ */
+export function otherAmount(dev: ReportedDevolucao, asked: number): string | null {
+  if (dev.valor === undefined) return null;
+  const reported = parseReais(dev.valor);
+  return reported === asked
+    ? null
+    : `the PSP reports devolução ${dev.id} of "${dev.valor}" where the gateway asked ${asked} cents under that id: not taken for its refund, which stays in progress (its money held)`;
 }
 
 /**
@@ -76,7 +92,7 @@ export async function refundAttempt(
       'SELECT COALESCE(max(attempt), 0) + 1 AS attempt FROM bcb_devolucoes WHERE sale_id = $1 AND requested',
       [sale.id],
     )) as [{ attempt: number }];
-    const id = devolucaoIdOf(sale.uuid, attempt);
+    const id = newDevolucaoId();
     await tx.query(
       `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, attempt, status, refund_id)
        VALUES ($1, $2, $3, $4, true, $5, 'EM_PROCESSAMENTO', $6)`,
@@ -125,11 +141,18 @@ export async function applyRequestedDevolucao(
   dev: ReportedDevolucao,
   log?: WarnLog,
 ): Promise<boolean> {
-  const [ours] = await db.query<{ status: DevolucaoStatus; refund_id: number }>(
-    'SELECT status, refund_id FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested',
+  const [ours] = await db.query<{ status: DevolucaoStatus; refund_id: number; amount: number }>(
+    'SELECT status, refund_id, amount FROM bcb_devolucoes WHERE e2eid = $1 AND id = $2 AND requested',
     [e2eid, dev.id],
   );
   if (!ours) return false;
+  const mismatch = otherAmount(dev, Number(ours.amount));
+  if (mismatch) {
+    // a webhook's report is logged; a read-back's is the worker's round failure (logged by the worker)
+    if (!log) throw new PspError(mismatch, 200);
+    log.warn({ sale: sale.uuid, e2eid, devolucao: dev.id }, mismatch);
+    return true;
+  }
   await endAttempt(db, sale.id, e2eid, dev);
   if (dev.status === 'DEVOLVIDO') {
     if (ours.status === 'NAO_REALIZADO') {

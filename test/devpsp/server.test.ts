@@ -69,6 +69,12 @@ describe('gateway dev-psp', () => {
       return res.body.status === 'DEVOLVIDO' ? res.body : undefined;
     });
     expect(settled.status).toBe('DEVOLVIDO');
+    // the devoluções of a Pix never add up to more than it (PixDevolucaoInvalida), its amount given back already
+    const more = await client.call<{ type: string }>('PUT', `/pix/${pix.endToEndId}/devolucao/d2`, {
+      valor: '0.01',
+    });
+    expect(more.status).toBe(400);
+    expect(more.body.type).toBe('https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida');
   });
   it("pays a boleto's Pix by hand (POST /dev/cobv/{txid}/pay): today's amount, another, or a second time", async () => {
     const txid = 'devpspCobvPaidByHand000000001';

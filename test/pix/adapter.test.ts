@@ -208,7 +208,9 @@ describe('refund attempts (devolução ids)', () => {
     expect(held.blocked).toBe(paid.blocked + sale.netAmount);
     const devs = () => psp.state.pix.get(pix.endToEndId)!.devolucoes;
     const first = devs()[0]!.id;
-    expect(first).toBe(`D${sale.externalTransactionId}`);
+    // never an id anybody could tell in advance (a devolução made at the PSP under it would be taken for ours)
+    expect(first).toMatch(/^D[0-9A-Za-z]{34}$/);
+    expect(first).not.toContain(sale.externalTransactionId);
     expect((await refund(sale.uuid)).status).toBe(202); // in progress: the same devolução, no second one
     expect(devs()).toHaveLength(1);
     expect(await getBalance(db(), merchant.accountId)).toEqual(held); // held once
@@ -545,8 +547,11 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
       headers: merchant.keys,
     });
     expect(now.body).toMatchObject({ status: 'PAGO', refundedAmount: 1000 });
-    await devolvedAtPsp(pix.endToEndId, 'bankrefund2', '10.00'); // reported again: once
-    expect(now.body).toMatchObject({ refundedAmount: 1000 });
+    await psp.settleRefund(pix.endToEndId, 'bankrefund2', 'DEVOLVIDO'); // reported again: once
+    const again = await call<SaleBody>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(again.body).toMatchObject({ refundedAmount: 1000 });
     expect(await devolucoes(sale.id)).toEqual([
       { id: 'bankrefund2', amount: 1000, requested: false, status: 'DEVOLVIDO' },
     ]);
@@ -556,6 +561,33 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     const asked = psp.state.pix.get(pix.endToEndId)!.devolucoes.at(-1)!;
     expect(asked.id).not.toBe('bankrefund2');
     expect(asked.valor).toBe('40.00');
+  });
+
+  it("another amount reported under the gateway's own devolução id is never taken for its refund", async () => {
+    server.logs.expect('where the gateway asked 1000 cents under that id');
+    const sale = (await charge(saleInput({ amount: 5000 }))).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    const res = await call<SaleBody>('POST', `${server.url}/api/transactions/${sale.uuid}/refund`, {
+      headers: merchant.keys,
+      body: { amountCents: 1000 },
+    });
+    expect(res.status, res.text).toBe(202);
+    const ours = psp.state.pix.get(pix.endToEndId)!.devolucoes.at(-1)!;
+    expect(ours.valor).toBe('10.00');
+    ours.valor = '30.00'; // the PSP's mistake: another devolução's amount under our id
+    await psp.settleRefund(pix.endToEndId, ours.id, 'DEVOLVIDO');
+    // the refund stays in progress, its money held; nothing refunded
+    const now = await call<SaleBody>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(now.body).toMatchObject({ status: 'PAGO', refundedAmount: 0 });
+    expect(await devolucoes(sale.id)).toEqual([
+      { id: ours.id, amount: 1000, requested: true, status: 'EM_PROCESSAMENTO' },
+    ]);
+    const held = await getBalance(db(), merchant.accountId);
+    expect(held.total).toBe(paid.total);
+    expect(held.blocked).toBeGreaterThan(paid.blocked);
   });
 });
 
