@@ -366,10 +366,12 @@ export class DevPsp {
               'A presente requisição de devolução, em conjunto com as demais prévias devoluções, excederia o valor do pix originário.',
           });
         }
+        const natureza = (req.body as { natureza?: unknown }).natureza;
         dev = {
           id,
           rtrId: newEndToEndId('D'),
           valor: (req.body as { valor: string }).valor,
+          natureza: typeof natureza === 'string' ? natureza : 'ORIGINAL',
           horario: { solicitacao: new Date().toISOString() },
           status: 'EM_PROCESSAMENTO',
         };

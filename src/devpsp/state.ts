@@ -15,6 +15,8 @@ export interface Devolucao {
   id: string;
   rtrId: string;
   valor: string;
+  /** ORIGINAL (default), RETIRADA, MED_OPERACIONAL, MED_FRAUDE: a MED's devolução is made by the PSP itself. */
+  natureza?: string;
   horario: { solicitacao: string; liquidacao?: string };
   status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
 }

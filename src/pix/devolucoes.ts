@@ -4,7 +4,6 @@ import type { Db, Queryable } from '../platform/db/db.js';
 import { parseReais } from '../platform/money/money.js';
 import type { SaleSettler } from '../sales/index.js';
 import {
-  applyProcessorStatus,
   completeRefund,
   failLocked,
   lockSale,
@@ -15,7 +14,6 @@ import {
   saleUuids,
   setRefundUnderWayRule,
 } from '../sales/index.js';
-import { BCB_PROCESSOR } from './txid.js';
 
 /** Where a devolução the gateway did not request is reported (the webhook's request log, the worker's). */
 export interface WarnLog {
@@ -28,7 +26,28 @@ export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO'
 export interface ReportedDevolucao {
   id: string;
   valor?: string;
+  /** ORIGINAL, RETIRADA, MED_OPERACIONAL or MED_FRAUDE: the last two are a MED's end (the standard's `natureza`). */
+  natureza?: string;
   status: DevolucaoStatus | string;
+}
+
+/** Other modules' SQL conditions on a sale `$1`: a MED devolução of it is its dispute's (disputes/rules.ts). */
+const medDevolucaoRules: string[] = [];
+
+/**
+ * Installs a condition under which a MED devolução (natureza MED_*) of a sale `$1` is the end of a dispute of
+ * the sale, whose outcome moves its money: it is then recorded, never taken for a refund of its own as well.
+ */
+export function setMedDevolucaoRule(condition: string): void {
+  if (!medDevolucaoRules.includes(condition)) medDevolucaoRules.push(condition);
+}
+
+async function isDisputesDevolucao(db: Queryable, saleId: number, dev: ReportedDevolucao): Promise<boolean> {
+  if (!dev.natureza?.startsWith('MED_') || medDevolucaoRules.length === 0) return false;
+  const [row] = await db.query<{ theirs: boolean }>(`SELECT (${medDevolucaoRules.join(' OR ')}) AS theirs`, [
+    saleId,
+  ]);
+  return row?.theirs === true;
 }
 
 const ID_CHARACTERS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -189,9 +208,12 @@ export async function endAttempt(
 
 /**
  * A devolução of a credited Pix that the gateway did not request (made at the PSP, or by the payer's bank): kept
- * in `bcb_devolucoes` (requested = false). DEVOLVIDO for the Pix's full amount → the sale becomes ESTORNADO as
- * for a requested one (once); a partial one is a refund made (once): the sale's refunded amount grows, and the
- * one that completes what the payer paid makes it ESTORNADO. Both are logged at warn (decisions.md).
+ * in `bcb_devolucoes` (requested = false). DEVOLVIDO, the first time it is reported so, it is a refund made of
+ * what it gave back (at most what was left of the sale): the sale's refunded amount grows, with a refund
+ * listed (reason MADE_AT_THE_PROCESSOR, in its `sale.refunded`), and the one that completes what the payer paid
+ * makes it ESTORNADO; beyond what was left, nothing more is recorded and the excess is logged. A MED's devolução
+ * of a sale whose MED dispute the gateway knows is that dispute's end: its outcome moves the money, once.
+ * Logged at warn (decisions.md).
  */
 export async function applyUnrequestedDevolucao(
   db: Db,
@@ -220,28 +242,25 @@ export async function applyUnrequestedDevolucao(
      RETURNING 1`,
     [e2eid, dev.id, sale.id, amount, dev.status],
   );
-  if (dev.status !== 'DEVOLVIDO') return true;
-  if (pix.credited && amount === pix.amount) {
-    if (refundable(sale.status)) {
-      await applyProcessorStatus(settler, BCB_PROCESSOR, sale.externalTransactionId, 'ESTORNADO');
-    }
-  } else if (changed.length > 0 && pix.credited && amount > 0) {
-    await recordRefundMade(db, settler.queue, sale.id, amount);
+  if (dev.status !== 'DEVOLVIDO' || changed.length === 0 || !pix.credited || amount <= 0) return true;
+  const where = { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount };
+  if (await isDisputesDevolucao(db, sale.id, dev)) {
     log?.warn(
-      { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount },
-      'partial devolução the gateway did not request: recorded as a refund of the sale',
+      { ...where, natureza: dev.natureza },
+      "a MED's devolução the gateway did not request: its dispute's outcome moves the money, not a refund",
     );
+    return true;
   }
+  const recorded = await recordRefundMade(db, settler.queue, sale.id, amount);
+  log?.warn(
+    { ...where, recorded },
+    recorded === amount
+      ? 'devolução the gateway did not request: recorded as a refund of the sale'
+      : recorded > 0
+        ? 'devolução the gateway did not request, beyond what was left of the sale to refund: recorded for what was left'
+        : 'devolução the gateway did not request, of a sale with nothing left to refund: nothing recorded',
+  );
   return true;
-}
-
-/**
- * A sale the money of a DEVOLVIDO devolução of the whole Pix leaves: PAGO, or in an open dispute (MED,
- * CHARGEBACK), where the refund ends it as lost (ESTORNADO takes the net from blocked). Waiting for the
- * dispute's end would let a won dispute make money available that already went back to the payer.
- */
-function refundable(status: string): boolean {
-  return status === 'PAGO' || status === 'MED' || status === 'CHARGEBACK';
 }
 
 /**

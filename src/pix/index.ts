@@ -11,7 +11,13 @@ export {
   type RecurrenceRow,
   recurrencesById,
 } from './automatico/recurrences.js';
-export { checkDevolucoes, DEVOLUCAO_CHECK_EVERY_MS, installPixRules, type WarnLog } from './devolucoes.js';
+export {
+  checkDevolucoes,
+  DEVOLUCAO_CHECK_EVERY_MS,
+  installPixRules,
+  setMedDevolucaoRule,
+  type WarnLog,
+} from './devolucoes.js';
 export { pixMethod } from './method.js';
 export { pixProcessors } from './processors.js';
 export { creditPix, type Pix, pixAmountDue, settleRefunds } from './received.js';

@@ -127,6 +127,53 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
+  it("a MED's devolução is its dispute's end: the money leaves once, by the dispute's outcome, whichever comes first", async () => {
+    server.logs.expect("a MED's devolução the gateway did not request");
+    const refundsOf = async (uuid: string) =>
+      (
+        await call<{ amountCents: number }[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, {
+          headers: merchant.keys,
+        })
+      ).body;
+    const saleNow = async (uuid: string) =>
+      (await call<SaleBody>('GET', `${server.url}/api/transactions/${uuid}`, { headers: merchant.keys }))
+        .body;
+    const medDevolucao = async (e2eid: string, id: string) => {
+      psp.state.pix.get(e2eid)!.devolucoes.push({
+        id,
+        rtrId: 'D99999999202611221200ddddddddddd',
+        valor: '20.00',
+        natureza: 'MED_FRAUDE',
+        horario: { solicitacao: new Date().toISOString() },
+        status: 'EM_PROCESSAMENTO',
+      });
+      await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
+    };
+    // the devolução first: the dispute is still open, nothing refunded; ACEITA then loses it, once
+    const first = await paidCharge(5000);
+    const a = psp.infracoes.open({ ...first.pix, valor: '20.00' });
+    expect(await read()).toMatchObject({ opened: 1 });
+    await medDevolucao(first.pix.endToEndId, 'medfirst1');
+    expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'MED', refundedAmount: 0 });
+    expect(await refundsOf(first.sale.uuid)).toEqual([]);
+    psp.infracoes.close(a.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
+    expect((await refundsOf(first.sale.uuid)).map((r) => r.amountCents)).toEqual([2000]);
+    expect(await disputesOfSale(first.sale.uuid)).toMatchObject([{ status: 'lost' }]);
+
+    // ACEITA first: the dispute lost takes it; its devolução reported after takes nothing more
+    const second = await paidCharge(5000);
+    const b = psp.infracoes.open({ ...second.pix, valor: '20.00' });
+    expect(await read()).toMatchObject({ opened: 1 });
+    psp.infracoes.close(b.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    await medDevolucao(second.pix.endToEndId, 'medafter1');
+    expect(await saleNow(second.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
+    expect((await refundsOf(second.sale.uuid)).map((r) => r.amountCents)).toEqual([2000]);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
   it('a boleto paid by its Pix is disputed as any Pix (its amount leaves available); a MED never names one paid at a bank', async () => {
     const issued = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
       headers: merchant.keys,

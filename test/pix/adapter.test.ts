@@ -530,6 +530,23 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     expect(await devolucoes(sale.id)).toEqual([
       { id: 'bankrefund1', amount: 5000, requested: false, status: 'DEVOLVIDO' },
     ]);
+    // a refund listed, and carried by its sale.refunded: the sale's refunds add up to its refundedAmount
+    const listed = await call<{ amountCents: number; status: string; reason: string }[]>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}/refunds`,
+      { headers: merchant.keys },
+    );
+    expect(listed.body).toMatchObject([
+      {
+        amountCents: 5000,
+        status: 'succeeded',
+        reason: 'Made at the payment processor without a request of the gateway',
+      },
+    ]);
+    const [refunded] = (await eventsOf(server, 'sale', sale.id)).filter(
+      (e) => e.event_type === 'sale.refunded',
+    );
+    expect(JSON.parse(refunded!.webhook_body as string).refund).toMatchObject({ amountCents: 5000 });
   });
 
   it('of part of the amount: a refund made, the sale stays PAGO with its refundedAmount', async () => {

@@ -473,15 +473,24 @@ export const MADE_AT_THE_PROCESSOR = 'Made at the payment processor without a re
 /**
  * A refund made without the gateway asking (a devolução made at the PSP or by the payer's bank): recorded as a
  * refund made at once, its share taken from available (no guard: it is already gone, and may leave the
- * merchant a debt); the one that completes what the payer paid makes the sale ESTORNADO.
+ * merchant a debt); the one that completes what the payer paid makes the sale ESTORNADO. Recorded for at most
+ * what was left of the sale to refund (the sale's refunds never add up to more than was paid); returns the
+ * amount recorded (0: nothing was left, or the sale can no longer be refunded).
  */
-export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amount: number): Promise<void> {
-  await db.tx(async (tx) => {
+export async function recordRefundMade(
+  db: Db,
+  queue: Queue,
+  saleId: number,
+  reported: number,
+): Promise<number> {
+  return db.tx(async (tx) => {
     const sale = await lockSale(tx, saleId);
-    if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return;
+    if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return 0;
     // what is left to refund before it (made and in progress), as the refunds asked for count it
     const left = paidOf(sale) - sale.refunded_amount - (await pendingAmount(tx, sale.id));
-    const net = shareOf(sale, Math.min(amount, Math.max(left, 0)), left);
+    const amount = Math.min(reported, Math.max(left, 0));
+    if (amount <= 0) return 0;
+    const net = shareOf(sale, amount, left);
     // already made: its parts come from available, as it completes (no installment is taken)
     const before = moneyOf(sale);
     const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
@@ -509,6 +518,7 @@ export async function recordRefundMade(db: Db, queue: Queue, saleId: number, amo
       },
     });
     await completeLocked(tx, queue, sale, refund);
+    return amount;
   });
 }
 
