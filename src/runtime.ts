@@ -1,10 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import { buildApp } from './app.js';
-import { newestSealedTwoFactorSecret } from './auth/index.js';
-import { newestSealedCardToken } from './cards/index.js';
 import { publishMailGateway } from './mail/index.js';
 import type { Config } from './platform/config/config.js';
-import { checkSecretsKey } from './platform/config/secrets-key-check.js';
 import type { Platform } from './platform/context.js';
 import { migrate } from './platform/db/migrate.js';
 import { type OpenedDatabase, openDatabase } from './platform/db/open-database.js';
@@ -16,7 +13,8 @@ import { Queue } from './platform/jobs/queue.js';
 import { createLogger } from './platform/observability/logger.js';
 import { metricsPlugin } from './platform/observability/metrics.js';
 import { installSaleRules } from './sale-rules.js';
-import { newestSealedSecret, readBacklog } from './webhooks/index.js';
+import { checkStoredSecrets } from './stored-secrets.js';
+import { readBacklog } from './webhooks/index.js';
 import { startWorkers } from './workers.js';
 
 export interface Runtime {
@@ -62,11 +60,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     await migrate(db);
     phase('migrationsChecked');
     installSaleRules();
-    checkSecretsKey(config.secretsKey, [
-      await newestSealedSecret(db),
-      await newestSealedTwoFactorSecret(db),
-      await newestSealedCardToken(db),
-    ]);
+    await checkStoredSecrets(db, config.secretsKey);
     // what an operator command seals its e-mails to, and where their links point
     await publishMailGateway(db, config.secretsKey, config.publicUrl, config.publicUrlGiven || options.http);
     const queue = await Queue.start(db, log, {

@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   // only the long-running processes sign, seal and open secrets, and the commands that say they do (a new
   // webhook's secret, an operator's invitation sealed under SECRETS_KEY); the others run without them
   const config = loadConfig(process.env, {
-    secrets: first === 'serve' || first === 'worker' || needsSecrets(argv),
+    secrets: first === 'serve' || first === 'worker' ? true : needsSecrets(argv) ? 'key' : false,
   });
 
   if (first === 'serve' || first === 'worker') {
@@ -74,6 +74,10 @@ async function main(argv: string[]): Promise<number> {
     if (argv[0] !== 'migrate') await migrate(database.db);
     // as `serve` does: a command that credits sales (reconcile, boletos retorno) applies their rules too
     if (settlesSales(argv)) (await import('../sale-rules.js')).installSaleRules();
+    // one sealing a secret with another key than the stored ones' would leave no key that opens them all
+    if (needsSecrets(argv)) {
+      await (await import('../stored-secrets.js')).checkStoredSecrets(database.db, config.secretsKey);
+    }
     return print(await execute(argv, { db: database.db, config }));
   } finally {
     await database.close();

@@ -1,4 +1,7 @@
 /** `gateway webhooks create`: a webhook registered from the command line, its secret printed once. */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lines, runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -43,6 +46,38 @@ describe('gateway webhooks create', () => {
       expect.objectContaining({ id: made.id, webhookUrl: 'https://loja.example.com/webhooks' }),
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(made.secret);
+  });
+
+  it('seals with SECRETS_KEY alone in production, and never with a key that does not open the secrets stored', async () => {
+    const create = (extra: Record<string, string>) =>
+      runGateway(
+        [
+          'webhooks',
+          'create',
+          '--account',
+          String(m.accountId),
+          '--url',
+          'https://loja.example.com/outro',
+          '--events',
+          '*',
+        ],
+        { ...env, NODE_ENV: 'production', ...extra },
+      );
+    const count = async () =>
+      (await call<unknown[]>('GET', `${server.url}/api/webhook`, { headers: m.keys })).body.length;
+    const before = await count();
+    // another key: refused before anything is sealed (a secret sealed with it would leave no key that opens all)
+    const wrong = await create({ SECRETS_KEY: randomBytes(32).toString('base64') });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /^error: invalid configuration: SECRETS_KEY does not open the secrets already stored \(webhook \d+\): /,
+    );
+    expect(await count()).toBe(before);
+    // the key they were sealed with, and no POSTBACK_SECRET: the command signs nothing
+    const key = readFileSync(path.join(env.DATA_DIR!, 'dev-secrets-key'), 'utf8').trim();
+    const right = await create({ SECRETS_KEY: key });
+    expect(right.code, right.stderr).toBe(0);
+    expect(await count()).toBe(before + 1);
   });
 
   it('a bad event list is one error line, and so are missing options (exit 2)', async () => {

@@ -214,9 +214,12 @@ function slowClientLimits(env: Env) {
  * `secrets: false` is for the operator commands, which sign and seal nothing: they run in production without
  * POSTBACK_SECRET and SECRETS_KEY (an operator's shell need not hold the money secrets to verify the ledger)
  * and never create dev secret files in DATA_DIR. Their config's secrets are empty, so any use would fail.
+ * `secrets: 'key'` is for the commands that seal a secret and sign nothing (`webhooks create`): SECRETS_KEY
+ * alone.
  */
-export function loadConfig(env: Env = process.env, options: { secrets?: boolean } = {}): Config {
-  const withSecrets = options.secrets ?? true;
+export function loadConfig(env: Env = process.env, options: { secrets?: boolean | 'key' } = {}): Config {
+  const withKey = (options.secrets ?? true) !== false;
+  const withSecrets = (options.secrets ?? true) === true;
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (!['production', 'development', 'test'].includes(nodeEnv)) {
     throw new ConfigError(`NODE_ENV must be production, development or test, got "${nodeEnv}"`);
@@ -242,9 +245,11 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
   if (production && withSecrets && !env.POSTBACK_SECRET) {
     throw new ConfigError('POSTBACK_SECRET is required in production');
   }
-  if (production && withSecrets && !env.SECRETS_KEY)
+  if (production && withKey && !env.SECRETS_KEY)
     throw new ConfigError('SECRETS_KEY is required in production');
-  if (production && withSecrets) requireStrongSecrets(env.POSTBACK_SECRET!, env.SECRETS_KEY!);
+  if (production && withKey) {
+    requireStrongSecrets(withSecrets ? env.POSTBACK_SECRET! : null, env.SECRETS_KEY!);
+  }
   const host = env.HOST || '::';
   if (env.HOST && env.HOST !== 'localhost' && !ipaddr.isValid(env.HOST)) {
     throw new ConfigError(`HOST must be an IP address or localhost, got "${env.HOST}"`);
@@ -306,7 +311,7 @@ export function loadConfig(env: Env = process.env, options: { secrets?: boolean 
     anticipationAutoApprove: onOff(env, 'ANTICIPATION_AUTO_APPROVE', nodeEnv === 'development'),
     trustProxy: trustProxy(env),
     postbackSecret: withSecrets ? env.POSTBACK_SECRET || devSecret(dataDir, 'dev-postback-secret', 32) : '',
-    secretsKey: withSecrets
+    secretsKey: withKey
       ? secretsKey(env.SECRETS_KEY || devSecret(dataDir, 'dev-secrets-key', 32))
       : Buffer.alloc(0),
     metricsToken: env.METRICS_TOKEN || undefined,

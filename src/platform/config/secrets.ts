@@ -49,8 +49,8 @@ function entropyBits(text: string): number {
 
 const MIN_SECRET_BITS = 256;
 
-export function requireStrongSecrets(postbackSecret: string, secretsKeyText: string): void {
-  if (entropyBits(postbackSecret) < MIN_SECRET_BITS) {
+export function requireStrongSecrets(postbackSecret: string | null, secretsKeyText: string): void {
+  if (postbackSecret !== null && entropyBits(postbackSecret) < MIN_SECRET_BITS) {
     throw new ConfigError(
       'POSTBACK_SECRET must carry at least 32 bytes of entropy in production (e.g. `openssl rand -base64 32`)',
     );
