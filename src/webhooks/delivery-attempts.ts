@@ -113,7 +113,14 @@ export class DeliveryAttempts {
     } catch (err) {
       // nothing was sent (e.g. the secret cannot be decrypted under this process's SECRETS_KEY): the attempt
       // counts and is retried like a network error, and the host's slot is freed below all the same
-      deps.log.error({ err, deliveryId: c.id }, 'notification attempt could not be prepared');
+      // an authentication failure of the seal is the key's: say so, and which webhook, for on-call to act on
+      const sealed = err instanceof Error && /unable to authenticate data/i.test(err.message);
+      deps.log.error(
+        { err, deliveryId: c.id, ...(c.kind === 'webhook' ? { webhookId: c.webhookId } : {}) },
+        sealed
+          ? "notification attempt could not be prepared: this process's SECRETS_KEY does not open the webhook's stored secret (every process must run with the key the secrets were sealed with)"
+          : 'notification attempt could not be prepared',
+      );
       result = {
         outcome: 'retry',
         statusCode: null,

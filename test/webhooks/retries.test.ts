@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seal } from '../../src/platform/crypto/sealed.js';
 import { DELIVERY_LIMITS } from '../../src/webhooks/workers.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
 import { call } from '../support/http.js';
@@ -126,8 +128,14 @@ describe('retry rules', () => {
     const merchant = await createMerchant(server);
     const hook = await createWebhook(server, merchant, `${receiver.url}/hook`, ['sale.paid']);
     const { db } = server.runtime.platform;
-    server.logs.expect('notification attempt could not be prepared');
-    await db.query(`UPDATE webhooks SET secret_enc = 'not-a-ciphertext' WHERE id = $1`, [hook.id]);
+    // sealed under another key than this process's: the log names the key and the webhook
+    server.logs.expect(
+      "notification attempt could not be prepared: this process's SECRETS_KEY does not open the webhook's stored secret",
+    );
+    await db.query('UPDATE webhooks SET secret_enc = $2 WHERE id = $1', [
+      hook.id,
+      seal(randomBytes(32), 'whsec_sealed-with-another-key'),
+    ]);
     await recordFact(server, merchant.accountId, 'sale.paid');
     const settled = await settledDelivery(merchant, hook.id);
     expectSettled(settled, 'FAILED', 3, null);
