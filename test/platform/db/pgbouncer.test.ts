@@ -215,4 +215,18 @@ describe('the gateway through PgBouncer in transaction mode', () => {
     expect(verify.code, verify.stderr).toBe(0);
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, problems: [] });
   });
+
+  // last: PgBouncer does not come back
+  it('answers /health 503 once PgBouncer is gone: the process cannot serve, though its probe reaches the server', async () => {
+    expect((await call('GET', `${api(0)}/health`)).status).toBe(200);
+    bouncer.kill();
+    await waitUntil(
+      async () => {
+        await call('GET', `${api(0)}/api/public/balance`, { headers: keys }); // the pool finds it gone
+        return (await call('GET', `${api(0)}/health`)).status === 503;
+      },
+      20_000,
+      () => '/health 503 with PgBouncer gone',
+    );
+  });
 });
