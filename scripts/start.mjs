@@ -16,17 +16,5 @@ if (!builtFrom(inputsDigest())) {
     process.exit(typeof err.status === 'number' ? err.status : 1);
   }
 }
-// npm stopped by its pid alone (a supervisor's or a user's `kill <npm's pid>`) forwards the signal to its `sh -c`,
-// which dies without passing it on: the gateway would go on as an orphan holding its port and its database. When
-// whatever ran it goes away, it stops as if signalled; once a signal has reached it, its own shutdown decides.
-if (process.env.npm_lifecycle_event === 'start') {
-  const parent = process.ppid;
-  const watch = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(watch);
-    process.kill(process.pid, 'SIGTERM');
-  }, 1000).unref();
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => clearInterval(watch));
-}
 process.argv.splice(2, 0, 'serve');
 await import('../dist/bundle/main.mjs');

@@ -173,6 +173,20 @@ export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
       });
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  // run by npm (`npm start`, `npx gateway serve`): npm stopped by its pid alone (a supervisor's or a user's
+  // `kill <npm's pid>`) does not pass the signal on to the gateway, which would go on as an orphan holding its
+  // port and its database. When whatever ran it goes away, it stops as if signalled; once a signal has reached
+  // it, its own shutdown decides. (Run by a supervisor directly, its parent is the supervisor: nothing to watch.)
+  if (process.env.npm_command) {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      process.kill(process.pid, 'SIGTERM');
+    }, 1000).unref();
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => clearInterval(watch));
+  }
 }
 
 const REPEAT_MS = 1000;

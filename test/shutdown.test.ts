@@ -160,52 +160,58 @@ describe('SIGTERM, SIGINT', () => {
   });
 });
 
-describe('npm start', () => {
-  it('stopped by its pid alone (npm forwards to its shell, which dies without passing it on): the gateway shuts down too', async () => {
-    const npm = spawn('npm', ['start'], {
-      cwd: path.resolve(import.meta.dirname, '..'),
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-npm-')),
-        NODE_ENV: 'test',
-        PORT: String(await freePort()),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    npm.stdout!.on('data', (d) => {
-      out += d;
-    });
-    npm.stderr!.on('data', (d) => {
-      out += d;
-    });
-    await waitUntil(
-      () => /"msg":"gateway listening"/.test(out) || undefined,
-      60_000,
-      () => `npm start:\n${out}`,
-    );
-    const gatewayPid = Number(/"pid":(\d+)[^\n]*"msg":"gateway listening"/.exec(out)![1]);
-    expect(gatewayPid).not.toBe(npm.pid);
-    npm.kill('SIGTERM');
-    const alive = () => {
-      try {
-        process.kill(gatewayPid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await waitUntil(
-      () => !alive() || undefined,
-      20_000,
-      () => `the gateway (pid ${gatewayPid}) still running after npm was stopped:\n${out}`,
-    );
-    // its own shutdown ran (drain, database closed), not a kill
-    expect(out).toMatch(/"signal":"SIGTERM"[^\n]*"msg":"shutting down"/);
-  });
+describe('npm start, npx gateway serve', () => {
+  it.each([
+    ['npm start', ['start']],
+    ['npx gateway serve', ['exec', '--', 'gateway', 'serve']],
+  ])(
+    '%s stopped by its pid alone (npm does not pass the signal on): the gateway shuts down too',
+    async (_, args) => {
+      const npm = spawn('npm', args, {
+        cwd: path.resolve(import.meta.dirname, '..'),
+        env: {
+          ...process.env,
+          DATABASE_URL: database.url,
+          DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-npm-')),
+          NODE_ENV: 'test',
+          PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      npm.stdout!.on('data', (d) => {
+        out += d;
+      });
+      npm.stderr!.on('data', (d) => {
+        out += d;
+      });
+      await waitUntil(
+        () => /"msg":"gateway listening"/.test(out) || undefined,
+        60_000,
+        () => `npm start:\n${out}`,
+      );
+      const gatewayPid = Number(/"pid":(\d+)[^\n]*"msg":"gateway listening"/.exec(out)![1]);
+      expect(gatewayPid).not.toBe(npm.pid);
+      npm.kill('SIGTERM');
+      const alive = () => {
+        try {
+          process.kill(gatewayPid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await waitUntil(
+        () => !alive() || undefined,
+        20_000,
+        () => `the gateway (pid ${gatewayPid}) still running after npm was stopped:\n${out}`,
+      );
+      // its own shutdown ran (drain, database closed), not a kill
+      expect(out).toMatch(/"signal":"SIGTERM"[^\n]*"msg":"shutting down"/);
+    },
+  );
 });
 
 function freePort(): Promise<number> {
