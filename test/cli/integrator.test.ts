@@ -313,9 +313,16 @@ describe('gateway refund', () => {
     ];
     const first = await runGateway(args, keysEnv(m));
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe(`sale ${charge.body.uuid}: PAGO, 1500 of 10000 cents refunded\n`);
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^refund \\S+ of 1500 cents: succeeded; sale ${charge.body.uuid}: PAGO, 1500 of 10000 cents refunded\n$`,
+      ),
+    );
     const again = await runGateway(args, keysEnv(m));
-    expect(again.stdout).toContain('1500 of 10000 cents refunded (the same refund as before');
+    expect(again.stdout).toMatch(
+      /^refund \S+ of 1500 cents: succeeded \(the same refund as before: Idempotent-Replayed\); /,
+    );
+    expect(again.stdout).toContain('1500 of 10000 cents refunded');
     const over = await runGateway(['refund', String(charge.body.id), '--amount-cents', '9000'], keysEnv(m));
     expect(over.code).toBe(1);
     expect(over.stderr).toContain(
@@ -325,6 +332,7 @@ describe('gateway refund', () => {
     expect(JSON.parse(rest.stdout)).toMatchObject({
       status: 'ESTORNADO',
       refundedAmount: 10000,
+      refund: { amountCents: 8500, status: 'succeeded' },
       replayed: false,
     });
     const bad = await runGateway(['refund', charge.body.uuid, '--amount-cents', '1.5'], keysEnv(m));

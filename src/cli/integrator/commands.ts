@@ -119,7 +119,7 @@ export async function runIntegratorCommand(
     out(
       values.json
         ? `${JSON.stringify(sale)}\n`
-        : `sale ${sale.uuid}: ${sale.status}, ${sale.refundedAmount} of ${sale.amount} cents refunded${sale.replayed ? ' (the same refund as before: Idempotent-Replayed)' : ''}\n`,
+        : `refund ${sale.refund.id} of ${sale.refund.amountCents} cents: ${sale.refund.status}${sale.replayed ? ' (the same refund as before: Idempotent-Replayed)' : ''}; sale ${sale.uuid}: ${sale.status}, ${sale.refundedAmount} of ${sale.amount} cents refunded${sale.refund.status === 'pending' ? ' so far (this refund is added once the processor makes it)' : ''}\n`,
     );
     return 0;
   }

@@ -31,7 +31,10 @@ export interface RefundedSale {
   uuid: string;
   status: string;
   amount: number;
+  /** What the sale's refunds made add up to (a refund still pending at the processor is not in it yet). */
   refundedAmount: number;
+  /** The refund this request made (or found again, with the key). */
+  refund: { id: string; amountCents: number; status: string };
   /** The gateway answered an earlier request's refund again (the same Idempotency-Key). */
   replayed: boolean;
 }
@@ -54,7 +57,8 @@ export async function refund(target: Target, args: RefundArgs): Promise<Refunded
   } catch (err) {
     throw new Error(`cannot reach the gateway at ${target.url}: ${(err as Error).message}`);
   }
-  const body = (await res.json().catch(() => ({}))) as Partial<RefundedSale> & {
+  const body = (await res.json().catch(() => ({}))) as Partial<Omit<RefundedSale, 'refund'>> & {
+    refund?: { id?: unknown; amountCents?: unknown; status?: unknown };
     message?: string;
     error?: string;
   };
@@ -68,6 +72,11 @@ export async function refund(target: Target, args: RefundArgs): Promise<Refunded
     status: String(body.status),
     amount: Number(body.amount),
     refundedAmount: Number(body.refundedAmount),
+    refund: {
+      id: String(body.refund?.id),
+      amountCents: Number(body.refund?.amountCents),
+      status: String(body.refund?.status),
+    },
     replayed: res.headers.get('idempotent-replayed') === 'true',
   };
 }
