@@ -140,8 +140,9 @@ export class HostLocator {
       }
       if (!reported && Date.now() - started >= this.options.failoverTimeoutMs) {
         reported = true;
+        const why = [...this.failures].map(([h, reason]) => `${describeHost(h)}: ${reason}`).join('; ');
         this.options.log?.error(
-          `PostgreSQL: no ${this.list.attrs} host among ${this.describe()} for ${this.options.failoverTimeoutMs} ms (DB_FAILOVER_TIMEOUT_MS); still looking`,
+          `PostgreSQL: no ${this.list.attrs} host among ${this.describe()} for ${this.options.failoverTimeoutMs} ms (DB_FAILOVER_TIMEOUT_MS)${why ? ` (${why})` : ''}; still looking`,
         );
       }
       await new Promise((r) => setTimeout(r, SEARCH_EVERY_MS));
@@ -162,7 +163,10 @@ export class HostLocator {
     try {
       await client.connect();
       const state = await readState(client, host);
-      this.failures.delete(host);
+      // a host that answers but is not what is looked for is told as what it is (a standby, read-only)
+      if (state.standby || state.readOnly) {
+        this.failures.set(host, state.standby ? 'a standby (in recovery)' : 'read-only');
+      } else this.failures.delete(host);
       return state;
     } catch (err) {
       this.failures.set(host, err instanceof Error ? err.message : String(err));

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { HostLocator } from '../../../src/platform/db/host-locator.js';
 import { PROBE_TIMEOUT_MS } from '../../../src/platform/db/host-probe.js';
 import { parseHostList } from '../../../src/platform/db/hosts.js';
-import { urlFor } from '../../support/pg.js';
+import { admin, freshDatabase, urlFor } from '../../support/pg.js';
 
 let silent: Server | undefined;
 const sockets = new Set<Socket>();
@@ -49,3 +49,21 @@ it('skips a host that logs the probe in and never answers its query, and finds t
   expect(took).toBeGreaterThanOrEqual(PROBE_TIMEOUT_MS - 100);
   expect(took).toBeLessThan(PROBE_TIMEOUT_MS + 3_000);
 }, 20_000);
+
+it('names a host that answers but is not what is looked for as what it is (read-only, a standby)', async () => {
+  const database = await freshDatabase();
+  const name = new URL(database.url).pathname.slice(1);
+  try {
+    await admin((c) => c.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`));
+    const locator = new HostLocator(parseHostList(database.url, 'read-write'), {
+      failoverTimeoutMs: 30_000,
+      applicationName: 'probe-test',
+    });
+    await expect(locator.locate()).rejects.toThrow(
+      /^no read-write PostgreSQL among [^ ]+ \([^ ]+: read-only\)$/,
+    );
+    locator.close();
+  } finally {
+    await database.drop();
+  }
+});
