@@ -70,8 +70,16 @@ export const reconciliationCommands: Command[] = [
         if (values.from || values.to) throw new UsageError('--discrepancies takes no window');
         const { listDiscrepancies } = await discrepancies();
         const rows = await listDiscrepancies(db, { all: values.all === true });
+        // each with the id --resolve takes, and whether it is resolved (listed with --all)
         const text =
-          rows.length === 0 ? 'no discrepancy' : rows.map((d) => `${d.foundAt} ${line(d)}`).join('\n');
+          rows.length === 0
+            ? 'no discrepancy'
+            : rows
+                .map(
+                  (d) =>
+                    `#${d.id} ${d.foundAt} ${d.resolvedAt ? `resolved ${d.resolvedAt} (${d.resolution ?? ''}) ` : ''}${line(d)}`,
+                )
+                .join('\n');
         return { result: { discrepancies: rows }, text };
       }
       const from = instant(values, 'from');

@@ -96,6 +96,14 @@ describe('gateway reconcile', () => {
       resolvedAt: expect.any(String),
       resolution: 'operator: Pix devolvido pelo internet banking',
     });
+    // in text, each names the id --resolve takes, and a resolved one says so
+    const allText = await gateway('reconcile', '--discrepancies', '--all');
+    expect(allText.stdout).toMatch(
+      new RegExp(
+        `^#${id} \\S+ resolved \\S+ \\(operator: Pix devolvido pelo internet banking\\) unknown_charge `,
+        'm',
+      ),
+    );
   });
 
   it('bad windows are usage errors (exit 2)', async () => {
