@@ -59,7 +59,10 @@ export const withdrawalCommands: Command[] = [
         const withdrawalId = await retrySubmission(db, queue, id);
         return {
           result: { id: withdrawalId, queued: true },
-          text: `withdrawal ${withdrawalId} queued for submission (the payout worker sends it)`,
+          text:
+            config.payoutProvider === 'none'
+              ? `withdrawal ${withdrawalId} queued for submission; PAYOUT_PROVIDER is none here: only a worker run with a payout provider sends it`
+              : `withdrawal ${withdrawalId} queued for submission (the payout worker sends it)`,
         };
       } finally {
         await queue.stop();
