@@ -23620,8 +23620,10 @@ export interface paths {
                          *           "refId": 42,
                          *           "availableDelta": 42,
                          *           "blockedDelta": 42,
+                         *           "receivableDelta": 42,
                          *           "availableAfter": 42,
-                         *           "blockedAfter": 42
+                         *           "blockedAfter": 42,
+                         *           "receivableAfter": 42
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -23642,6 +23644,10 @@ export interface paths {
                                 description: string;
                                 id: number;
                                 kind: string;
+                                /** @description receivable balance right after this line, cents */
+                                receivableAfter: number;
+                                /** @description cents: card installments still to settle (a card sale's net enters here; each installment leaves it for available as it falls due) */
+                                receivableDelta: number;
                                 refId: number;
                                 refType: string;
                             }[];
@@ -29009,8 +29015,10 @@ export interface paths {
                          *           "refId": 42,
                          *           "availableDelta": 42,
                          *           "blockedDelta": 42,
+                         *           "receivableDelta": 42,
                          *           "availableAfter": 42,
-                         *           "blockedAfter": 42
+                         *           "blockedAfter": 42,
+                         *           "receivableAfter": 42
                          *         }
                          *       ],
                          *       "nextCursor": null
@@ -29031,6 +29039,10 @@ export interface paths {
                                 description: string;
                                 id: number;
                                 kind: string;
+                                /** @description receivable balance right after this line, cents */
+                                receivableAfter: number;
+                                /** @description cents: card installments still to settle (a card sale's net enters here; each installment leaves it for available as it falls due) */
+                                receivableDelta: number;
                                 refId: number;
                                 refType: string;
                             }[];

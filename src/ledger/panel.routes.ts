@@ -29,8 +29,10 @@ const CSV: CsvColumn<StatementLine>[] = [
   { header: 'referencia', value: (r) => `${REF_WORDS[r.refType] ?? r.refType} ${r.refId}` },
   { header: 'disponivel', value: (r) => reais(r.availableDelta) },
   { header: 'bloqueado', value: (r) => reais(r.blockedDelta) },
+  { header: 'a_receber', value: (r) => reais(r.receivableDelta) },
   { header: 'saldo_disponivel', value: (r) => reais(r.availableAfter) },
   { header: 'saldo_bloqueado', value: (r) => reais(r.blockedAfter) },
+  { header: 'saldo_a_receber', value: (r) => reais(r.receivableAfter) },
 ];
 
 function dayCount(raw: string | undefined): number {

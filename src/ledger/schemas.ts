@@ -23,8 +23,13 @@ export const StatementLine = Type.Object({
   refId: Type.Integer(),
   availableDelta: Type.Integer({ description: 'cents' }),
   blockedDelta: Type.Integer({ description: 'cents' }),
+  receivableDelta: Type.Integer({
+    description:
+      "cents: card installments still to settle (a card sale's net enters here; each installment leaves it for available as it falls due)",
+  }),
   availableAfter: Type.Integer({ description: 'available balance right after this line, cents' }),
   blockedAfter: Type.Integer({ description: 'blocked balance right after this line, cents' }),
+  receivableAfter: Type.Integer({ description: 'receivable balance right after this line, cents' }),
 });
 
 /** A statement's query, the account's and a recipient's alike. */

@@ -3,7 +3,7 @@ import { constantTimeEqual } from '../platform/crypto/secrets.js';
 import type { Queryable } from '../platform/db/db.js';
 import { validation } from '../platform/errors/app-error.js';
 
-/** One line of a merchant's statement: a journal entry's effect on its two buckets, and the balances after it. */
+/** One line of a merchant's statement: a journal entry's effect on its three buckets, and the balances after it. */
 export interface StatementLine {
   id: number;
   createdAt: string;
@@ -13,8 +13,11 @@ export interface StatementLine {
   refId: number;
   availableDelta: number;
   blockedDelta: number;
+  /** Card installments still to settle (Agenda de recebíveis): a card sale's net enters here, not available. */
+  receivableDelta: number;
   availableAfter: number;
   blockedAfter: number;
+  receivableAfter: number;
 }
 
 /** What each kind of journal entry is, in the statement's words (a kind without one shows as itself). */
@@ -60,6 +63,7 @@ interface Position {
   lower: number;
   available: number;
   blocked: number;
+  receivable: number;
 }
 
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
@@ -91,6 +95,7 @@ export class Statement {
     const lines = rows.slice(0, q.limit);
     let available = start.available;
     let blocked = start.blocked;
+    let receivable = start.receivable;
     const data = lines.map((r) => {
       const line: StatementLine = {
         id: r.id,
@@ -101,11 +106,14 @@ export class Statement {
         refId: r.ref_id,
         availableDelta: r.available_delta,
         blockedDelta: r.blocked_delta,
+        receivableDelta: r.receivable_delta,
         availableAfter: available,
         blockedAfter: blocked,
+        receivableAfter: receivable,
       };
       available -= r.available_delta;
       blocked -= r.blocked_delta;
+      receivable -= r.receivable_delta;
       return line;
     });
     const last = lines[lines.length - 1];
@@ -113,7 +121,7 @@ export class Statement {
     return {
       data,
       nextCursor: more
-        ? this.encode({ before: last.id, lower: start.lower, available, blocked }, owner)
+        ? this.encode({ before: last.id, lower: start.lower, available, blocked, receivable }, owner)
         : null,
     };
   }
@@ -136,29 +144,42 @@ export class Statement {
   }
 
   private encode(p: Position, owner: StatementOwner): string {
-    const text = `${p.before}.${p.lower}.${p.available}.${p.blocked}`;
+    const text = `${p.before}.${p.lower}.${p.available}.${p.blocked}.${p.receivable}`;
     return Buffer.from(`${text}.${this.sign(text, owner)}`).toString('base64url');
   }
 
   private decode(cursor: string, owner: StatementOwner): Position {
     const raw = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
-    const m = /^((\d{1,16})\.(\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16}))\.([A-Za-z0-9_-]{22})$/.exec(raw);
-    if (!m || !constantTimeEqual(m[6]!, this.sign(m[1]!, owner))) {
+    const m =
+      /^((\d{1,16})\.(\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16})\.(-?\d{1,16}))\.([A-Za-z0-9_-]{22})$/.exec(raw);
+    if (!m || !constantTimeEqual(m[7]!, this.sign(m[1]!, owner))) {
       throw validation('cursor is not one this list gave');
     }
-    const [before, lower, available, blocked] = m.slice(2, 6).map(Number) as [number, number, number, number];
-    return { before, lower, available, blocked };
+    const [before, lower, available, blocked, receivable] = m.slice(2, 7).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    return { before, lower, available, blocked, receivable };
   }
 }
 
-/** The owner's two buckets (ledger account ids) and their balances; null before its first entry. */
+/** The owner's buckets (ledger account ids) and their balances; null before its first entry. */
 export interface Buckets {
   available: { id: number; balance: number };
   blocked: { id: number; balance: number };
+  /** An owner whose ledger has no receivable bucket: id 0 (no posting has it), balance 0. */
+  receivable: { id: number; balance: number };
 }
 
 export async function bucketsOf(db: Queryable, owner: StatementOwner): Promise<Buckets | null> {
-  const rows = await db.query<{ id: number; bucket: 'available' | 'blocked'; balance: number }>(
+  const rows = await db.query<{
+    id: number;
+    bucket: 'available' | 'blocked' | 'receivable';
+    balance: number;
+  }>(
     typeof owner === 'number'
       ? 'SELECT id, bucket, balance FROM ledger_accounts WHERE account_id = $1'
       : 'SELECT id, bucket, balance FROM ledger_accounts WHERE recipient_id = $1',
@@ -166,7 +187,9 @@ export async function bucketsOf(db: Queryable, owner: StatementOwner): Promise<B
   );
   const available = rows.find((r) => r.bucket === 'available');
   const blocked = rows.find((r) => r.bucket === 'blocked');
-  return available && blocked ? { available, blocked } : null;
+  // an account whose ledger has no receivable bucket yet: an id no posting has, balance 0
+  const receivable = rows.find((r) => r.bucket === 'receivable') ?? { id: 0, balance: 0 };
+  return available && blocked ? { available, blocked, receivable } : null;
 }
 
 /**
@@ -193,20 +216,31 @@ export async function firstEntryAtOrAfter(db: Queryable, at: string): Promise<nu
  */
 async function startOf(db: Queryable, b: Buckets, from: string | null, to: string | null): Promise<Position> {
   const lower = from ? await firstEntryAtOrAfter(db, from) : 0;
-  if (!to) return { before: NO_BOUND, lower, available: b.available.balance, blocked: b.blocked.balance };
+  if (!to) {
+    return {
+      before: NO_BOUND,
+      lower,
+      available: b.available.balance,
+      blocked: b.blocked.balance,
+      receivable: b.receivable.balance,
+    };
+  }
   const before = await firstEntryAtOrAfter(db, to);
-  const [later] = await db.query<{ available: number; blocked: number }>(
+  const [later] = await db.query<{ available: number; blocked: number; receivable: number }>(
     `SELECT (SELECT COALESCE(sum(amount), 0) FROM postings
               WHERE ledger_account_id = $1 AND entry_id >= $3)::bigint AS available,
             (SELECT COALESCE(sum(amount), 0) FROM postings
-              WHERE ledger_account_id = $2 AND entry_id >= $3)::bigint AS blocked`,
-    [b.available.id, b.blocked.id, before],
+              WHERE ledger_account_id = $2 AND entry_id >= $3)::bigint AS blocked,
+            (SELECT COALESCE(sum(amount), 0) FROM postings
+              WHERE ledger_account_id = $4 AND entry_id >= $3)::bigint AS receivable`,
+    [b.available.id, b.blocked.id, before, b.receivable.id],
   );
   return {
     before,
     lower,
     available: b.available.balance - (later?.available ?? 0),
     blocked: b.blocked.balance - (later?.blocked ?? 0),
+    receivable: b.receivable.balance - (later?.receivable ?? 0),
   };
 }
 
@@ -218,6 +252,7 @@ interface EntryRow {
   ref_id: number;
   available_delta: number;
   blocked_delta: number;
+  receivable_delta: number;
 }
 
 /**
@@ -239,14 +274,18 @@ function entries(
            ORDER BY entry_id DESC LIMIT $5)
          UNION ALL
          (SELECT entry_id FROM postings WHERE ledger_account_id = $2 AND entry_id < $3 AND entry_id >= $4
+           ORDER BY entry_id DESC LIMIT $5)
+         UNION ALL
+         (SELECT entry_id FROM postings WHERE ledger_account_id = $6 AND entry_id < $3 AND entry_id >= $4
            ORDER BY entry_id DESC LIMIT $5)) u
        ORDER BY entry_id DESC LIMIT $5)
      SELECT e.id, e.created_at, e.kind, e.ref_type, e.ref_id,
             COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $1), 0)::bigint AS available_delta,
-            COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $2), 0)::bigint AS blocked_delta
+            COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $2), 0)::bigint AS blocked_delta,
+            COALESCE(sum(p.amount) FILTER (WHERE p.ledger_account_id = $6), 0)::bigint AS receivable_delta
        FROM ids JOIN journal_entries e ON e.id = ids.entry_id
-       JOIN postings p ON p.entry_id = e.id AND p.ledger_account_id IN ($1, $2)
+       JOIN postings p ON p.entry_id = e.id AND p.ledger_account_id IN ($1, $2, $6)
       GROUP BY e.id ORDER BY e.id DESC`,
-    [b.available.id, b.blocked.id, before, lower, limit],
+    [b.available.id, b.blocked.id, before, lower, limit, b.receivable.id],
   );
 }

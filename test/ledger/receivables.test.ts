@@ -135,9 +135,33 @@ describe('card receivables', () => {
       `${server.url}/api/statement`,
       { headers: merchant.panel },
     );
+    // the statement tells the receivable bucket too: the installment leaves it as it enters available, and the
+    // card sale's line shows its net entering it (without, a card sale read as a line of its reserve alone)
     expect(statement.body.data).toContainEqual(
-      expect.objectContaining({ description: 'Parcela de cartão disponível', availableDelta: 3334 }),
+      expect.objectContaining({
+        description: 'Parcela de cartão disponível',
+        availableDelta: 3334,
+        receivableDelta: -3334,
+        receivableAfter: 6666,
+      }),
     );
+    expect(statement.body.data).toContainEqual(
+      expect.objectContaining({ kind: 'sale.paid', receivableDelta: 10000, receivableAfter: 10000 }),
+    );
+    // the running balances agree with the ledger's on every line, the receivable one included
+    const lines = statement.body.data as unknown as {
+      availableDelta: number;
+      receivableDelta: number;
+      availableAfter: number;
+      receivableAfter: number;
+    }[];
+    for (let i = 0; i + 1 < lines.length; i++) {
+      expect(lines[i + 1]!.receivableAfter).toBe(lines[i]!.receivableAfter - lines[i]!.receivableDelta);
+      expect(lines[i + 1]!.availableAfter).toBe(lines[i]!.availableAfter - lines[i]!.availableDelta);
+    }
+    expect(lines[0]!.receivableAfter).toBe(await receivableBalance(db(), merchant.accountId));
+    const csv = await call('GET', `${server.url}/api/statement/export.csv`, { headers: merchant.panel });
+    expect(csv.text.split('\n')[0]).toContain(';a_receber;saldo_disponivel;saldo_bloqueado;saldo_a_receber');
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 

@@ -241,7 +241,7 @@ function RecipientDetail({
       <h3>Extrato</h3>
       <Table
         label={`Extrato de ${recipient.name}`}
-        head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'Saldo disponível']}
+        head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'A receber', 'Saldo disponível']}
         empty={lines !== null && lines.length === 0 && 'Nenhum lançamento.'}
       >
         {(lines ?? []).map((l) => (
@@ -250,6 +250,7 @@ function RecipientDetail({
             <td class="text">{l.description}</td>
             <td class="money">{money(l.availableDelta)}</td>
             <td class="money">{money(l.blockedDelta)}</td>
+            <td class="money">{money(l.receivableDelta)}</td>
             <td class="money">{money(l.availableAfter)}</td>
           </tr>
         ))}

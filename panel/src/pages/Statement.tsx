@@ -49,7 +49,16 @@ export function Statement() {
       <ErrorText error={error} />
       <Table
         label="Extrato"
-        head={['Data', 'Descrição', 'Disponível', 'Bloqueado', 'Saldo disponível', 'Saldo bloqueado']}
+        head={[
+          'Data',
+          'Descrição',
+          'Disponível',
+          'Bloqueado',
+          'A receber',
+          'Saldo disponível',
+          'Saldo bloqueado',
+          'Saldo a receber',
+        ]}
         empty={loaded && rows.length === 0 && !error && 'Nenhum lançamento no período.'}
       >
         {rows.map((l) => (
@@ -64,8 +73,10 @@ export function Statement() {
             </td>
             <td class={l.availableDelta < 0 ? 'money neg' : 'money'}>{delta(l.availableDelta)}</td>
             <td class={l.blockedDelta < 0 ? 'money neg' : 'money'}>{delta(l.blockedDelta)}</td>
+            <td class={l.receivableDelta < 0 ? 'money neg' : 'money'}>{delta(l.receivableDelta)}</td>
             <td class="money">{money(l.availableAfter)}</td>
             <td class="money">{money(l.blockedAfter)}</td>
+            <td class="money">{money(l.receivableAfter)}</td>
           </tr>
         ))}
       </Table>
