@@ -150,8 +150,19 @@ async function listen(app: Http, config: Config): Promise<string> {
  * running). Accepts the runtime still starting, so a signal that arrives during start-up (after "listening"
  * was logged) is not lost to the default kill.
  */
-export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
+export function closeOnSignals(
+  runtime: Runtime | Promise<Runtime>,
+  /** The database being opened for it: a signal before it is open stops the start at once (nothing to drain). */
+  database?: Promise<unknown>,
+): void {
   let firstAt = 0;
+  let databaseOpen = database === undefined;
+  database?.then(
+    () => {
+      databaseOpen = true;
+    },
+    () => undefined,
+  );
   const stop = (signal: string) => {
     if (firstAt) {
       // `npm start` forwards the terminal's ^C that the process already got from the terminal: one press
@@ -161,13 +172,25 @@ export function closeOnSignals(runtime: Runtime | Promise<Runtime>): void {
       process.exit(1);
     }
     firstAt = Date.now();
+    if (!databaseOpen) {
+      // still waiting for its database (a failover, a server not up yet): nothing opened, nothing to drain
+      process.stderr.write(`${signal}: stopped before start-up finished (its database was not open yet)\n`);
+      process.exit(0);
+    }
+    let started = false;
     Promise.resolve(runtime)
       .then(async (r) => {
+        started = true;
         r.platform.log.info({ signal }, 'shutting down');
         await r.close();
         process.exit(0);
       })
       .catch((err: unknown) => {
+        // a start that had not finished (waiting for its database, say) is stopped as asked: that is no failure
+        if (!started) {
+          process.stderr.write(`${signal}: stopped before start-up finished (${(err as Error).message})\n`);
+          process.exit(0);
+        }
         process.stderr.write(`error: shutdown failed: ${(err as Error).message}\n`);
         process.exit(1);
       });

@@ -160,6 +160,41 @@ describe('SIGTERM, SIGINT', () => {
   });
 });
 
+describe('a signal while starting', () => {
+  it('stops a gateway still waiting for its database as asked: exit 0, no "shutdown failed"', async () => {
+    const closed = await freePort(); // nothing listens there: the start waits and tries again
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../bin/gateway.js'), 'serve'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nowhere`,
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'gw-waiting-')),
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        PORT: String(await freePort()),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = once(child, 'exit');
+    await waitUntil(
+      () => /trying again/.test(out) || undefined,
+      30_000,
+      () => `waiting for its database:\n${out}`,
+    );
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code, out).toBe(0);
+    expect(out).toContain('SIGTERM: stopped before start-up finished');
+    expect(out).not.toContain('shutdown failed');
+  });
+});
+
 describe('npm start, npx gateway serve', () => {
   it.each([
     ['npm start', ['start']],

@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
       workers: !argv.includes('--no-worker'),
       started: { log, database },
     });
-    closeOnSignals(runtime);
+    closeOnSignals(runtime, database);
     await runtime;
     return -1; // keep running
   }
