@@ -19,14 +19,19 @@ import {
   StatementPage,
 } from './schemas.js';
 import { Statement, type StatementLine } from './statement.js';
+import { STATEMENT_REFERENCES } from './statement-words.js';
 
-const REF_WORDS: Record<string, string> = { sale: 'Venda', withdrawal: 'Saque' };
+/** "Venda", "Contestação": the panel's word for the line's reference, capitalised as a cell's first word. */
+const referenceWord = (refType: string): string => {
+  const word = STATEMENT_REFERENCES[refType] ?? refType;
+  return word.charAt(0).toUpperCase() + word.slice(1);
+};
 
 const CSV: CsvColumn<StatementLine>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'data', value: (r) => toSaoPaulo(new Date(r.createdAt)) },
   { header: 'descricao', value: (r) => r.description },
-  { header: 'referencia', value: (r) => `${REF_WORDS[r.refType] ?? r.refType} ${r.refId}` },
+  { header: 'referencia', value: (r) => `${referenceWord(r.refType)} ${r.refId}` },
   { header: 'disponivel', value: (r) => reais(r.availableDelta) },
   { header: 'bloqueado', value: (r) => reais(r.blockedDelta) },
   { header: 'a_receber', value: (r) => reais(r.receivableDelta) },

@@ -64,6 +64,7 @@ export interface SaleCsvRow {
   amount: number;
   system_fee: number;
   net_amount: number;
+  refunded_amount: number;
   customer_name: string | null;
   customer_email: string | null;
   customer_document: string | null;
@@ -79,7 +80,7 @@ export async function* allSales(
   for (;;) {
     const { sql, params } = conditions(accountId, { ...f, before });
     const rows = await db.query<SaleCsvRow>(
-      `SELECT id, uuid, created_at, status, payment_method, amount, system_fee, net_amount,
+      `SELECT id, uuid, created_at, status, payment_method, amount, system_fee, net_amount, refunded_amount,
               customer ->> 'name' AS customer_name, customer ->> 'email' AS customer_email,
               customer ->> 'document' AS customer_document
          FROM sales WHERE ${sql} ORDER BY id DESC LIMIT 1000`,

@@ -57,6 +57,8 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'valor', value: (r) => reais(r.amount) },
   { header: 'taxa', value: (r) => reais(r.system_fee) },
   { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
+  // what was given back to the payer so far (refunds made, a dispute lost): a PAGO sale partly refunded says so
+  { header: 'valor_estornado', value: (r) => reais(r.refunded_amount) },
   { header: 'cliente', value: (r) => r.customer_name },
   { header: 'email', value: (r) => r.customer_email },
   { header: 'documento', value: (r) => maskDocument(r.customer_document) },

@@ -162,6 +162,13 @@ describe('GET /api/sales', () => {
 
 describe('GET /api/sales/export.csv', () => {
   it('streams every matching sale as the JSON list has them (BOM, ";", reais with a comma)', async () => {
+    // one of them partly refunded: still PAGO, its refunded amount in its own column
+    const paid = (await everyPage('status=PAGO'))[0]!;
+    const refund = await call('POST', `${server.url}/api/transactions/${paid.uuid}/refund`, {
+      headers: m.keys,
+      body: { amountCents: 1234 },
+    });
+    expect(refund.status, refund.text).toBe(202);
     const res = await request(`${server.url}/api/sales/export.csv?status=PAGO`, { headers: m.panel });
     expect(res.statusCode).toBe(200);
     expect(String(res.headers['content-type'])).toContain('text/csv');
@@ -184,6 +191,12 @@ describe('GET /api/sales/export.csv', () => {
       );
       expect(r.criada_em).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-03:00$/);
       expect(r.cliente).toBe(json[i]!.customer.name);
+      // what was given back so far, as the sale's refundedAmount (a PAGO sale partly refunded says so)
+      const refunded = Number((json[i] as unknown as { refundedAmount: number }).refundedAmount);
+      if (json[i]!.id === paid.id) expect(refunded).toBe(1234);
+      expect(r.valor_estornado).toBe(
+        `${Math.trunc(refunded / 100)},${String(refunded % 100).padStart(2, '0')}`,
+      );
     }
   });
 });

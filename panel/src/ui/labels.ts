@@ -1,3 +1,4 @@
+import { STATEMENT_REFERENCES } from '../../../src/ledger/statement-words';
 import type { ErrorCode } from '../../../src/platform/errors/app-error';
 import type { EventName } from '../../../src/webhooks/events';
 import { fieldOfMessage } from './field-errors';
@@ -150,13 +151,7 @@ export function eventLabel(name: string): string {
 }
 
 /** What a statement line is about (its journal entry's reference). */
-export const REF_TYPES: Record<string, string> = {
-  sale: 'venda',
-  withdrawal: 'saque',
-  dispute: 'contestação',
-  receivable: 'parcela de cartão',
-  anticipation: 'antecipação',
-};
+export const REF_TYPES: Record<string, string> = STATEMENT_REFERENCES;
 
 const AUDIT_TARGETS: Record<string, string> = {
   webhook: 'Webhook',
