@@ -215,14 +215,19 @@ export class Anticipations {
       open.map((i) => i.saleId),
       false,
     );
-    const chosen = chooseInstallments(
-      ask,
-      open.filter((i) => eligible.has(i.saleId)),
-    );
+    const anticipable = open.filter((i) => eligible.has(i.saleId));
+    const chosen = chooseInstallments(ask, anticipable);
     if (!chosen) {
+      // how much can be, and why not all that is scheduled (GET /api/receivables lists every installment)
+      const most = anticipable.reduce((sum, i) => sum + i.amount, 0);
+      const scheduled = open.reduce((sum, i) => sum + i.amount, 0);
       throw new AppError(
         'INSUFFICIENT_BALANCE',
-        'Not enough card receivables to anticipate: see GET /api/receivables',
+        `Not enough card receivables to anticipate: at most ${most} cents can be anticipated now` +
+          (scheduled > most
+            ? ` of the ${scheduled} cents scheduled (installments of a sale refunded, being refunded or disputed cannot be)`
+            : '') +
+          '; see GET /api/receivables',
       );
     }
     return quoteOf(chosen, rate, today());

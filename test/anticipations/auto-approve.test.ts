@@ -142,6 +142,10 @@ describe('anticipation, approved automatically', () => {
     });
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body).toMatchObject({ error: 'INSUFFICIENT_BALANCE' });
+    // it says how much can be, and why not all that is scheduled
+    expect(String(tooMuch.body.message)).toMatch(
+      /^Not enough card receivables to anticipate: at most 40000 cents can be anticipated now of the \d+ cents scheduled \(installments of a sale refunded, being refunded or disputed cannot be\)/,
+    );
     expect(kept.status).toBe('PAGO');
     await expectLedgerOk(db());
   });

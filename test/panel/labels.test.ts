@@ -70,6 +70,22 @@ describe('deliveryErrorText', () => {
 });
 
 describe('errorMeaning', () => {
+  it('an anticipation refused says how much can be anticipated, and why not all that is scheduled', () => {
+    expect(
+      errorMeaning(
+        'INSUFFICIENT_BALANCE',
+        'Not enough card receivables to anticipate: at most 18336 cents can be anticipated now of the 26644 cents scheduled (installments of a sale refunded, being refunded or disputed cannot be); see GET /api/receivables',
+      ).replace(/\u00a0/g, ' '), // money's no-break space
+    ).toBe(
+      'Só R$ 183,36 podem ser antecipados agora dos R$ 266,44 a receber: parcelas de vendas estornadas, em estorno ou contestadas não entram.',
+    );
+    expect(
+      errorMeaning(
+        'INSUFFICIENT_BALANCE',
+        'Not enough card receivables to anticipate: at most 0 cents can be anticipated now; see GET /api/receivables',
+      ),
+    ).toBe('Nenhum recebível pode ser antecipado agora.');
+  });
   it('says how long to wait when the server does', () => {
     expect(errorMeaning('RATE_LIMITED', 'Too many requests', 30)).toBe(
       'Muitas tentativas. Tente de novo em 30 segundos.',

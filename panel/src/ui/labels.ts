@@ -313,6 +313,18 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
         : `Valor acima do máximo de ${limit}.`;
   }
   if (code === 'INSUFFICIENT_BALANCE') {
+    // an anticipation's refusal names how much can be anticipated, and what is scheduled when that is more
+    const most = /at most (\d+) cents can be anticipated/.exec(message)?.[1];
+    if (most !== undefined) {
+      const scheduled = /of the (\d+) cents scheduled/.exec(message)?.[1];
+      return Number(most) === 0
+        ? 'Nenhum recebível pode ser antecipado agora.' +
+            (scheduled ? ' Parcelas de vendas estornadas, em estorno ou contestadas não entram.' : '')
+        : `Só ${money(Number(most))} podem ser antecipados agora` +
+            (scheduled
+              ? ` dos ${money(Number(scheduled))} a receber: parcelas de vendas estornadas, em estorno ou contestadas não entram.`
+              : '.');
+    }
     // a refund's refusal names who lacks how much (the platform, or a recipient of the split)
     const m = /lacks (\d+) cents.* needs (\d+) cents.* has (-?\d+)/.exec(message);
     if (m) {
