@@ -580,6 +580,62 @@ describe('devoluções the gateway did not request (reported by the /pix webhook
     expect(asked.valor).toBe('40.00');
   });
 
+  it('made while a refund of the gateway is in progress: recorded whole, and the refund not made gives its hold back', async () => {
+    server.logs.expect('devolução the gateway did not request');
+    const sale = (await charge(saleInput({ amount: 5000 }))).body;
+    const pix = await psp.pay(sale.externalTransactionId);
+    const paid = await getBalance(db(), merchant.accountId);
+    // at the PSP first (in progress), then the gateway's refund of it all: the PSP refuses it (beyond the Pix)
+    psp.state.pix.get(pix.endToEndId)!.devolucoes.push({
+      id: 'bankrefund3',
+      rtrId: 'D99999999202611221200eeeeeeeeeee',
+      valor: '30.00',
+      horario: { solicitacao: new Date().toISOString() },
+      status: 'EM_PROCESSAMENTO',
+    });
+    const asked = await refund(sale.uuid);
+    expect(asked.status, asked.text).toBe(502);
+    await psp.settleRefund(pix.endToEndId, 'bankrefund3', 'DEVOLVIDO');
+    const share = Math.floor((sale.netAmount * 3000) / 5000);
+    const now = await call<SaleBody & { refundedAmount: number }>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}`,
+      { headers: merchant.keys },
+    );
+    expect(now.body).toMatchObject({ status: 'PAGO', refundedAmount: 3000 });
+    // its share out of available; the refund in progress still holds the whole net
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: paid.available - sale.netAmount - share,
+      blocked: paid.blocked + sale.netAmount,
+    });
+    // the refund in progress ends not made: its hold comes back, the devolução made stays recorded
+    const [pending] = await db().query<{ id: number }>(
+      "SELECT id FROM sale_refunds WHERE sale_id = $1 AND status = 'PENDING'",
+      [sale.id],
+    );
+    await db().query("UPDATE bcb_devolucoes SET status = 'NAO_REALIZADO' WHERE sale_id = $1 AND requested", [
+      sale.id,
+    ]);
+    await db().query("UPDATE sale_refunds SET updated_at = now() - interval '11 minutes' WHERE id = $1", [
+      pending!.id,
+    ]);
+    expect(await releaseForgottenRefunds(db())).toBe(1);
+    expect(await getBalance(db(), merchant.accountId)).toMatchObject({
+      available: paid.available - share,
+      blocked: paid.blocked,
+    });
+    const listed = await call<{ amountCents: number; status: string }[]>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}/refunds`,
+      { headers: merchant.keys },
+    );
+    expect(listed.body.map((r) => [r.amountCents, r.status])).toEqual([
+      [5000, 'failed'],
+      [3000, 'succeeded'],
+    ]);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
   it("another amount reported under the gateway's own devolução id is never taken for its refund", async () => {
     server.logs.expect('where the gateway asked 1000 cents under that id');
     const sale = (await charge(saleInput({ amount: 5000 }))).body;

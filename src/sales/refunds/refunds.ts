@@ -486,11 +486,14 @@ export async function recordRefundMade(
   return db.tx(async (tx) => {
     const sale = await lockSale(tx, saleId);
     if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return 0;
-    // what is left to refund before it (made and in progress), as the refunds asked for count it
-    const left = paidOf(sale) - sale.refunded_amount - (await pendingAmount(tx, sale.id));
+    // what is left of what was paid, by the refunds made alone: one in progress may never be made (the PSP
+    // refuses a devolução beyond what its Pix has left, as this one took it), and counted here it would leave
+    // this money, gone for certain, unrecorded once that one ends not made. Its hold stays where it is: ended
+    // not made, it is given back; made after all (both went back to the payer), the move to ESTORNADO takes it.
+    const left = paidOf(sale) - sale.refunded_amount;
     const amount = Math.min(reported, Math.max(left, 0));
     if (amount <= 0) return 0;
-    const net = shareOf(sale, amount, left);
+    const net = shareOf({ ...sale, refund_pending_net: 0 }, amount, left);
     // already made: its parts come from available, as it completes (no installment is taken)
     const before = moneyOf(sale);
     const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
