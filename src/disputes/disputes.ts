@@ -421,17 +421,38 @@ export class Disputes {
    */
   async close(tx: Queryable, dispute: DisputeRow, status: 'won' | 'lost' | 'accepted'): Promise<DisputeRow> {
     const accountId = Number(dispute.account_id);
-    const amount = Number(dispute.amount_cents);
     const held = dispute.kind === 'med' ? 'MED' : 'CHARGEBACK';
     const now = await lockSaleForDispute(tx, { kind: 'numeric', id: Number(dispute.sale_id) });
+    // the opening's adjustment undone exactly as it was posted, whatever moved on the sale since (a refund in
+    // flight when the dispute opened, made during it, changes the shares the opening was computed from)
+    const reverted = await reversalOf(tx, 'dispute.opened', 'dispute', Number(dispute.id));
+    if (now?.status === 'ESTORNADO') {
+      // refunded in full while the dispute was open (a devolução made at the PSP, a refund in flight): the sale's
+      // money went back with its refunds, so the outcome moves none of it; the opening's adjustment is undone
+      // and the dispute closed, never left open for good (its outcome refused, its deadline never met)
+      const closed = await closeDispute(tx, dispute.id, status);
+      if (reverted.length > 0) {
+        await postEntry(tx, {
+          kind: `dispute.${status}`,
+          refType: 'dispute',
+          refId: dispute.id,
+          postings: reverted,
+        });
+      }
+      await this.notify(tx, closed, status === 'won' ? 'dispute.won' : 'dispute.lost');
+      return closed;
+    }
     // (a status report cannot take a sale with an open dispute out of its dispute status: disputes/rules.ts)
     if (now?.status !== held) {
       throw new AppError('CONFLICT', `the disputed sale is ${now?.status ?? 'gone'}, no longer ${held}`);
     }
+    // a loss takes at most what the sale has left: a refund made during the dispute (a devolução made at the
+    // PSP) went back to the payer already, and the dispute's amount again would take it twice
+    const amount =
+      status === 'won'
+        ? Number(dispute.amount_cents)
+        : Math.min(Number(dispute.amount_cents), now.disputable);
     let postings: Posting[];
-    // the opening's adjustment undone exactly as it was posted, whatever moved on the sale since (a refund in
-    // flight when the dispute opened, made during it, changes the shares the opening was computed from)
-    const reverted = await reversalOf(tx, 'dispute.opened', 'dispute', Number(dispute.id));
     const fee = dispute.fee_parts;
     // the close posts several entries (the sale's move, then the dispute's own), whose rows do not come in one
     // order across them: every party's balance rows are locked first, in the ledger's order, as one entry would

@@ -174,6 +174,55 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
+  it('a devolução of its own made during a MED is taken once: the loss takes only what is left, and a sale refunded in full closes its dispute', async () => {
+    server.logs.expect('devolução the gateway did not request');
+    const refundsOf = async (uuid: string) =>
+      (
+        await call<{ amountCents: number }[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, {
+          headers: merchant.keys,
+        })
+      ).body.map((r) => r.amountCents);
+    const saleNow = async (uuid: string) =>
+      (await call<SaleBody>('GET', `${server.url}/api/transactions/${uuid}`, { headers: merchant.keys }))
+        .body;
+    const devolucao = async (e2eid: string, id: string, valor: string) => {
+      psp.state.pix.get(e2eid)!.devolucoes.push({
+        id,
+        rtrId: 'D99999999202611221200fffffffffff',
+        valor,
+        natureza: 'ORIGINAL',
+        horario: { solicitacao: new Date().toISOString() },
+        status: 'EM_PROCESSAMENTO',
+      });
+      await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
+    };
+    const before = await getBalance(db(), merchant.accountId);
+    // part given back at the PSP during the MED, then ACEITA: the loss is what was left, 3000, not the 5000 again
+    const a = await paidCharge(5000);
+    const infracaoA = psp.infracoes.open(a.pix);
+    expect(await read()).toMatchObject({ opened: 1 });
+    await devolucao(a.pix.endToEndId, 'ownpart1', '20.00');
+    expect(await saleNow(a.sale.uuid)).toMatchObject({ status: 'MED', refundedAmount: 2000 });
+    psp.infracoes.close(infracaoA.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    expect(await saleNow(a.sale.uuid)).toMatchObject({ status: 'ESTORNADO', refundedAmount: 5000 });
+    expect((await refundsOf(a.sale.uuid)).reduce((x, y) => x + y, 0)).toBe(5000);
+    // all of it given back at the PSP during the MED: the sale ESTORNADO, and ACEITA closes the dispute (it was
+    // left open for good: its outcome refused as "no longer MED")
+    const b = await paidCharge(5000);
+    const infracaoB = psp.infracoes.open(b.pix);
+    expect(await read()).toMatchObject({ opened: 1 });
+    await devolucao(b.pix.endToEndId, 'ownall1', '50.00');
+    expect(await saleNow(b.sale.uuid)).toMatchObject({ status: 'ESTORNADO', refundedAmount: 5000 });
+    psp.infracoes.close(infracaoB.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    expect(await disputesOfSale(b.sale.uuid)).toMatchObject([{ status: 'lost' }]);
+    // each sale's money left once: the two paid 10000 in all (no fee on this account), and 10000 went back
+    const after = await getBalance(db(), merchant.accountId);
+    expect(after.available + after.blocked).toBe(before.available + before.blocked);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
   it('a boleto paid by its Pix is disputed as any Pix (its amount leaves available); a MED never names one paid at a bank', async () => {
     const issued = await call<BoletoSaleBody>('POST', `${server.url}/api/transactions`, {
       headers: merchant.keys,
