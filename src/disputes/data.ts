@@ -31,6 +31,8 @@ export interface DisputeRow {
   reminded_at: Date | null;
   created_at: Date;
   closed_at: Date | null;
+  /** Given back by MED devoluções (natureza MED_*) while it was open (migration 287): a MED's end. */
+  med_devolution_cents: number;
 }
 
 /** What of a dispute's evidence file its views show (never the content). */

@@ -88,7 +88,8 @@ export async function readMedNotices(
         report.skipped++;
       }
     } else if (!open && !known.closed_at) {
-      const outcome = infracao.status === 'ACEITA' ? 'lost' : 'won';
+      // a MED devolução already made during it (the PSP gave the money back) is its end, whatever the verdict
+      const outcome = infracao.status === 'ACEITA' || Number(known.med_devolution_cents) > 0 ? 'lost' : 'won';
       try {
         await disputes.decide(null, known.uuid, outcome);
         report[outcome]++;

@@ -13,8 +13,11 @@ export function installDisputeRules(): void {
   );
   // a MED's devolução (natureza MED_*) of a sale with a MED dispute open, lost or accepted is that dispute's end:
   // the dispute's outcome (Disputes.close) moves its money, once; a refund of it as well would take it twice
-  setMedDevolucaoRule(
-    `EXISTS (SELECT 1 FROM disputes md WHERE md.sale_id = $1 AND md.kind = 'med'
-                AND md.status IN ('needs_response', 'under_review', 'lost', 'accepted'))`,
-  );
+  // (one still open is told: a later REJEITADA cannot win money already given back, med-notices.ts)
+  setMedDevolucaoRule({
+    theirs: `EXISTS (SELECT 1 FROM disputes md WHERE md.sale_id = $1 AND md.kind = 'med'
+                       AND md.status IN ('needs_response', 'under_review', 'lost', 'accepted'))`,
+    tell: `UPDATE disputes SET med_devolution_cents = med_devolution_cents + $2::bigint
+            WHERE sale_id = $1 AND kind = 'med' AND status IN ('needs_response', 'under_review')`,
+  });
 }

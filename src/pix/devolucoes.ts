@@ -31,23 +31,38 @@ export interface ReportedDevolucao {
   status: DevolucaoStatus | string;
 }
 
-/** Other modules' SQL conditions on a sale `$1`: a MED devolução of it is its dispute's (disputes/rules.ts). */
-const medDevolucaoRules: string[] = [];
-
 /**
- * Installs a condition under which a MED devolução (natureza MED_*) of a sale `$1` is the end of a dispute of
- * the sale, whose outcome moves its money: it is then recorded, never taken for a refund of its own as well.
+ * Another module's rule on a MED devolução (natureza MED_*) of a sale (disputes/rules.ts): `theirs`, an SQL
+ * condition on the sale `$1` under which the devolução is the end of a dispute of the sale, whose outcome moves
+ * its money (it is then recorded, never taken for a refund of its own as well); `tell`, an SQL statement on the
+ * sale `$1` and the amount `$2` run in its place, so that the dispute knows the money went back.
  */
-export function setMedDevolucaoRule(condition: string): void {
-  if (!medDevolucaoRules.includes(condition)) medDevolucaoRules.push(condition);
+export interface MedDevolucaoRule {
+  theirs: string;
+  tell: string;
 }
 
-async function isDisputesDevolucao(db: Queryable, saleId: number, dev: ReportedDevolucao): Promise<boolean> {
-  if (!dev.natureza?.startsWith('MED_') || medDevolucaoRules.length === 0) return false;
-  const [row] = await db.query<{ theirs: boolean }>(`SELECT (${medDevolucaoRules.join(' OR ')}) AS theirs`, [
-    saleId,
-  ]);
-  return row?.theirs === true;
+let medDevolucaoRule: MedDevolucaoRule | null = null;
+
+export function setMedDevolucaoRule(rule: MedDevolucaoRule): void {
+  medDevolucaoRule = rule;
+}
+
+/** The MED devolução is a dispute's end: told to it (in one transaction with the check), true; else false. */
+async function toldToItsDispute(
+  db: Db,
+  saleId: number,
+  dev: ReportedDevolucao,
+  amount: number,
+): Promise<boolean> {
+  const rule = medDevolucaoRule;
+  if (!dev.natureza?.startsWith('MED_') || !rule) return false;
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<{ theirs: boolean }>(`SELECT (${rule.theirs}) AS theirs`, [saleId]);
+    if (row?.theirs !== true) return false;
+    await tx.query(rule.tell, [saleId, amount]);
+    return true;
+  });
 }
 
 const ID_CHARACTERS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -244,7 +259,7 @@ export async function applyUnrequestedDevolucao(
   );
   if (dev.status !== 'DEVOLVIDO' || changed.length === 0 || !pix.credited || amount <= 0) return true;
   const where = { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount };
-  if (await isDisputesDevolucao(db, sale.id, dev)) {
+  if (await toldToItsDispute(db, sale.id, dev, amount)) {
     log?.warn(
       { ...where, natureza: dev.natureza },
       "a MED's devolução the gateway did not request: its dispute's outcome moves the money, not a refund",

@@ -171,6 +171,16 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     await medDevolucao(second.pix.endToEndId, 'medafter1');
     expect(await saleNow(second.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
     expect((await refundsOf(second.sale.uuid)).map((r) => r.amountCents)).toEqual([2000]);
+
+    // the devolução during the dispute, then REJEITADA: the money went back all the same, so it is lost, never won
+    const third = await paidCharge(5000);
+    const c = psp.infracoes.open({ ...third.pix, valor: '20.00' });
+    expect(await read()).toMatchObject({ opened: 1 });
+    await medDevolucao(third.pix.endToEndId, 'medthen1');
+    psp.infracoes.close(c.idInfracao, 'REJEITADA');
+    expect(await read()).toMatchObject({ lost: 1, won: 0 });
+    expect(await saleNow(third.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
+    expect(await disputesOfSale(third.sale.uuid)).toMatchObject([{ status: 'lost' }]);
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
