@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { seriousViolations } from '../support/axe.js';
 import { cutChoices, launch, shot } from '../support/browser.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
@@ -218,6 +219,8 @@ describe('the merchant panel', () => {
     expect(await log.textContent()).not.toMatch(/DELIVERED|PENDING|FAILED/);
     await paidRow.getByRole('button', { name: /Ver o conteúdo/ }).click();
     await expect.poll(async () => page.locator('.payload pre').textContent()).toContain('"status": "PAGO"');
+    // the content scrolls sideways on a phone: reachable by the keyboard too
+    expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '06-webhook-deliveries');
     const before = hooks.received.length;
     await paidRow.getByRole('button', { name: /Reenviar/ }).click();

@@ -160,7 +160,9 @@ function LinkDetail({ link }: { link: PaymentLink }) {
       {qr && <img src={qr} width={200} height={200} alt={`QR code do link ${link.title}`} />}
       <p class="muted">
         {situation(link)} ·{' '}
-        {link.maxUses === null ? `${link.uses} usos pagos` : `${link.uses} de ${link.maxUses} usos pagos`}
+        {link.maxUses === null
+          ? `${link.uses} ${link.uses === 1 ? 'uso pago' : 'usos pagos'}`
+          : `${link.uses} de ${link.maxUses} ${link.maxUses === 1 ? 'uso pago' : 'usos pagos'}`}
         {link.usesInProgress > 0 ? ` · ${link.usesInProgress} em andamento` : ''}
         {link.expiresAt ? ` · expira em ${date(link.expiresAt)}` : ''}
       </p>

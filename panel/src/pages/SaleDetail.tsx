@@ -60,7 +60,10 @@ export function SaleDetail({ id }: { id: string }) {
               <dt>UUID</dt>
               <dd>{sale.uuid}</dd>
               <dt>Status</dt>
-              <dd>{label(SALE_STATUS, sale.status)}</dd>
+              <dd>
+                {label(SALE_STATUS, sale.status)}
+                {sale.status === 'PAGO' && sale.refundedAmount > 0 && ' · estorno parcial'}
+              </dd>
               <dt>Valor</dt>
               <dd>{money(sale.amount)}</dd>
               {sale.paidAmount !== null && sale.paidAmount !== sale.amount && (
@@ -160,7 +163,7 @@ export function SaleDetail({ id }: { id: string }) {
                   </dd>
                 </>
               )}
-              {sale.boletoCode && (
+              {sale.boletoCode && sale.status === 'PENDENTE' && (
                 <>
                   <dt>Linha digitável</dt>
                   <dd>

@@ -289,7 +289,10 @@ function WebhookDetail({ hook, onChanged }: { hook: Webhook; onChanged: (what: s
         {payload && (
           <div class="payload">
             <PayloadTitle payload={payload} />
-            <pre>{JSON.stringify(payload.payload, null, 2)}</pre>
+            {/* a region that scrolls is reached by the keyboard too (axe: scrollable-region-focusable) */}
+            <pre tabIndex={0} aria-label="Conteúdo da entrega">
+              {JSON.stringify(payload.payload, null, 2)}
+            </pre>
             <button type="button" class="secondary" onClick={() => setPayload(null)}>
               Fechar
             </button>
