@@ -39,7 +39,7 @@ function LocalWebhooks() {
         assinados como webhooks (o segredo <code>whsec_…</code> que ele mostra é o mesmo a cada execução).
       </p>
       <figure class="command" aria-label="Comando gateway listen">
-        <pre tabIndex={0}>
+        <pre>
           <code>{command}</code>
         </pre>
       </figure>
