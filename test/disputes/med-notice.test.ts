@@ -53,6 +53,30 @@ async function disputesOfSale(saleUuid: string) {
   return list.body.data.filter((d) => d.saleId === saleUuid);
 }
 
+/** The amounts of a sale's refunds, oldest first (GET /api/transactions/{id}/refunds). */
+const refundsOf = async (uuid: string) =>
+  (
+    await call<{ amountCents: number }[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, {
+      headers: merchant.keys,
+    })
+  ).body.map((r) => r.amountCents);
+
+const saleNow = async (uuid: string) =>
+  (await call<SaleBody>('GET', `${server.url}/api/transactions/${uuid}`, { headers: merchant.keys })).body;
+
+/** A devolução made at the PSP (not asked by the gateway) and reported DEVOLVIDO by its webhook. */
+async function devolvedAtPsp(e2eid: string, id: string, valor: string, natureza: string) {
+  psp.state.pix.get(e2eid)!.devolucoes.push({
+    id,
+    rtrId: `D99999999202611221200${id.padEnd(11, '0').slice(0, 11)}`,
+    valor,
+    natureza,
+    horario: { solicitacao: new Date().toISOString() },
+    status: 'EM_PROCESSAMENTO',
+  });
+  await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
+}
+
 describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
   it('the worker reads the infractions as it starts, not ten minutes later', async () => {
     const { sale, pix } = await paidCharge(4000);
@@ -129,37 +153,17 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
 
   it("a MED's devolução is its dispute's end: the money leaves once, by the dispute's outcome, whichever comes first", async () => {
     server.logs.expect("a MED's devolução the gateway did not request");
-    const refundsOf = async (uuid: string) =>
-      (
-        await call<{ amountCents: number }[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, {
-          headers: merchant.keys,
-        })
-      ).body;
-    const saleNow = async (uuid: string) =>
-      (await call<SaleBody>('GET', `${server.url}/api/transactions/${uuid}`, { headers: merchant.keys }))
-        .body;
-    const medDevolucao = async (e2eid: string, id: string) => {
-      psp.state.pix.get(e2eid)!.devolucoes.push({
-        id,
-        rtrId: 'D99999999202611221200ddddddddddd',
-        valor: '20.00',
-        natureza: 'MED_FRAUDE',
-        horario: { solicitacao: new Date().toISOString() },
-        status: 'EM_PROCESSAMENTO',
-      });
-      await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
-    };
     // the devolução first: the dispute is still open, nothing refunded; ACEITA then loses it, once
     const first = await paidCharge(5000);
     const a = psp.infracoes.open({ ...first.pix, valor: '20.00' });
     expect(await read()).toMatchObject({ opened: 1 });
-    await medDevolucao(first.pix.endToEndId, 'medfirst1');
+    await devolvedAtPsp(first.pix.endToEndId, 'medfirst1', '20.00', 'MED_FRAUDE');
     expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'MED', refundedAmount: 0 });
     expect(await refundsOf(first.sale.uuid)).toEqual([]);
     psp.infracoes.close(a.idInfracao, 'ACEITA');
     expect(await read()).toMatchObject({ lost: 1 });
     expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
-    expect((await refundsOf(first.sale.uuid)).map((r) => r.amountCents)).toEqual([2000]);
+    expect(await refundsOf(first.sale.uuid)).toEqual([2000]);
     expect(await disputesOfSale(first.sale.uuid)).toMatchObject([{ status: 'lost' }]);
 
     // ACEITA first: the dispute lost takes it; its devolução reported after takes nothing more
@@ -168,15 +172,15 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect(await read()).toMatchObject({ opened: 1 });
     psp.infracoes.close(b.idInfracao, 'ACEITA');
     expect(await read()).toMatchObject({ lost: 1 });
-    await medDevolucao(second.pix.endToEndId, 'medafter1');
+    await devolvedAtPsp(second.pix.endToEndId, 'medafter1', '20.00', 'MED_FRAUDE');
     expect(await saleNow(second.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
-    expect((await refundsOf(second.sale.uuid)).map((r) => r.amountCents)).toEqual([2000]);
+    expect(await refundsOf(second.sale.uuid)).toEqual([2000]);
 
     // the devolução during the dispute, then REJEITADA: the money went back all the same, so it is lost, never won
     const third = await paidCharge(5000);
     const c = psp.infracoes.open({ ...third.pix, valor: '20.00' });
     expect(await read()).toMatchObject({ opened: 1 });
-    await medDevolucao(third.pix.endToEndId, 'medthen1');
+    await devolvedAtPsp(third.pix.endToEndId, 'medthen1', '20.00', 'MED_FRAUDE');
     psp.infracoes.close(c.idInfracao, 'REJEITADA');
     expect(await read()).toMatchObject({ lost: 1, won: 0 });
     expect(await saleNow(third.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
@@ -186,32 +190,12 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
 
   it('a devolução of its own made during a MED is taken once: the loss takes only what is left, and a sale refunded in full closes its dispute', async () => {
     server.logs.expect('devolução the gateway did not request');
-    const refundsOf = async (uuid: string) =>
-      (
-        await call<{ amountCents: number }[]>('GET', `${server.url}/api/transactions/${uuid}/refunds`, {
-          headers: merchant.keys,
-        })
-      ).body.map((r) => r.amountCents);
-    const saleNow = async (uuid: string) =>
-      (await call<SaleBody>('GET', `${server.url}/api/transactions/${uuid}`, { headers: merchant.keys }))
-        .body;
-    const devolucao = async (e2eid: string, id: string, valor: string) => {
-      psp.state.pix.get(e2eid)!.devolucoes.push({
-        id,
-        rtrId: 'D99999999202611221200fffffffffff',
-        valor,
-        natureza: 'ORIGINAL',
-        horario: { solicitacao: new Date().toISOString() },
-        status: 'EM_PROCESSAMENTO',
-      });
-      await psp.settleRefund(e2eid, id, 'DEVOLVIDO');
-    };
     const before = await getBalance(db(), merchant.accountId);
     // part given back at the PSP during the MED, then ACEITA: the loss is what was left, 3000, not the 5000 again
     const a = await paidCharge(5000);
     const infracaoA = psp.infracoes.open(a.pix);
     expect(await read()).toMatchObject({ opened: 1 });
-    await devolucao(a.pix.endToEndId, 'ownpart1', '20.00');
+    await devolvedAtPsp(a.pix.endToEndId, 'ownpart1', '20.00', 'ORIGINAL');
     expect(await saleNow(a.sale.uuid)).toMatchObject({ status: 'MED', refundedAmount: 2000 });
     psp.infracoes.close(infracaoA.idInfracao, 'ACEITA');
     expect(await read()).toMatchObject({ lost: 1 });
@@ -222,7 +206,7 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     const b = await paidCharge(5000);
     const infracaoB = psp.infracoes.open(b.pix);
     expect(await read()).toMatchObject({ opened: 1 });
-    await devolucao(b.pix.endToEndId, 'ownall1', '50.00');
+    await devolvedAtPsp(b.pix.endToEndId, 'ownall1', '50.00', 'ORIGINAL');
     expect(await saleNow(b.sale.uuid)).toMatchObject({ status: 'ESTORNADO', refundedAmount: 5000 });
     psp.infracoes.close(infracaoB.idInfracao, 'ACEITA');
     expect(await read()).toMatchObject({ lost: 1 });
