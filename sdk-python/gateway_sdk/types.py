@@ -112,6 +112,8 @@ class Dispute(TypedDict):
     kind: DisputeKind
     reason: Optional[str]
     respondBy: str
+    # The merchant's answer as sent with the evidence (POST …/evidence `text`); null before one
+    responseText: Optional[str]
     saleId: str
     status: DisputeStatus
 

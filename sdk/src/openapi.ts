@@ -4610,6 +4610,7 @@ export interface paths {
                          *               "size": 48213
                          *             }
                          *           ],
+                         *           "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "closedAt": "2026-11-28T10:02:41.118Z"
                          *         }
@@ -4745,6 +4746,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -4891,6 +4893,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -5064,6 +5067,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -10587,6 +10591,7 @@ export interface paths {
                          *               "size": 48213
                          *             }
                          *           ],
+                         *           "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "closedAt": "2026-11-28T10:02:41.118Z",
                          *           "accountId": 42,
@@ -10632,6 +10637,8 @@ export interface paths {
                                  * @example 2026-12-02T13:45:12.345Z
                                  */
                                 respondBy: string;
+                                /** @description The merchant's answer as sent with the evidence (POST …/evidence `text`); null before one */
+                                responseText: string | null;
                                 /**
                                  * Format: uuid
                                  * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41
@@ -14881,6 +14888,7 @@ export interface paths {
                          *               "size": 48213
                          *             }
                          *           ],
+                         *           "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *           "createdAt": "2026-11-25T13:45:12.345Z",
                          *           "closedAt": "2026-11-28T10:02:41.118Z"
                          *         }
@@ -15017,6 +15025,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -15166,6 +15175,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -15341,6 +15351,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -26700,6 +26711,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -27600,6 +27612,7 @@ export interface paths {
                          *           "size": 48213
                          *         }
                          *       ],
+                         *       "responseText": "Entregue em 20/11, assinado pelo comprador.",
                          *       "createdAt": "2026-11-25T13:45:12.345Z",
                          *       "closedAt": "2026-11-28T10:02:41.118Z"
                          *     }
@@ -38344,6 +38357,8 @@ export interface components {
              * @example 2026-12-02T13:45:12.345Z
              */
             respondBy: string;
+            /** @description The merchant's answer as sent with the evidence (POST …/evidence `text`); null before one */
+            responseText: string | null;
             /**
              * Format: uuid
              * @example 0b6f1c3e-5a8e-4c6a-9d1b-2f6f0d3a8e41

@@ -33,6 +33,13 @@ export const Dispute = Type.Object(
         size: Type.Integer({ examples: [48213] }),
       }),
     ),
+    responseText: Type.Union(
+      [Type.String({ examples: ['Entregue em 20/11, assinado pelo comprador.'] }), Type.Null()],
+      {
+        description:
+          "The merchant's answer as sent with the evidence (POST …/evidence `text`); null before one",
+      },
+    ),
     createdAt: Iso('2026-11-25T13:45:12.345Z'),
     closedAt: Type.Union([Iso('2026-11-28T10:02:41.118Z'), Type.Null()]),
   },

@@ -23,6 +23,7 @@ export function disputeView(d: DisputeRow, evidence: EvidenceRow[]): DisputeView
         contentType: e.content_type as EvidenceType,
         size: Number(e.size),
       })),
+    responseText: d.response_text,
     createdAt: d.created_at.toISOString(),
     closedAt: d.closed_at ? d.closed_at.toISOString() : null,
   };

@@ -64,6 +64,7 @@ describe('opening a dispute', () => {
       reason: 'Pagador relata golpe',
       respondBy: expect.any(String),
       evidence: [],
+      responseText: null,
       createdAt: expect.any(String),
       closedAt: null,
     });

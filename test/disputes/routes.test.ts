@@ -211,7 +211,13 @@ describe('answering', () => {
       'O cliente recebeu o produto em 20/11.',
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ id: d.id, status: 'under_review', closedAt: null });
+    expect(res.body).toMatchObject({
+      id: d.id,
+      status: 'under_review',
+      closedAt: null,
+      // the answer's text is shown back as it was sent
+      responseText: 'O cliente recebeu o produto em 20/11.',
+    });
     expect(res.body.evidence).toEqual([
       { id: expect.any(String), name: 'comprovante.png', contentType: 'application/pdf', size: PDF.length },
       { id: expect.any(String), name: 'foto.jpg', contentType: 'image/jpeg', size: JPEG.length },

@@ -125,7 +125,7 @@ function Detail({ id, onChanged }: { id: string; onChanged: () => void }) {
   if (!dispute) return <p class="muted">Carregando…</p>;
   return (
     <Card title={`Contestação de ${money(dispute.amountCents)}`} reveal={id}>
-      <dl>
+      <dl class="detail">
         <dt>Tipo</dt>
         <dd>{label(DISPUTE_KIND, dispute.kind)}</dd>
         <dt>Situação</dt>
@@ -145,6 +145,17 @@ function Detail({ id, onChanged }: { id: string; onChanged: () => void }) {
         <dt>Encerrada em</dt>
         <dd>{date(dispute.closedAt)}</dd>
       </dl>
+      {dispute.status === 'under_review' && (
+        <p class="ok" role="status">
+          Resposta enviada. A decisão da adquirente ou do PSP aparece aqui quando chegar.
+        </p>
+      )}
+      {dispute.responseText && (
+        <>
+          <h3>Sua resposta</h3>
+          <p class="text">{dispute.responseText}</p>
+        </>
+      )}
       {dispute.evidence.length > 0 && (
         <ul aria-label="Provas enviadas">
           {dispute.evidence.map((e) => (
