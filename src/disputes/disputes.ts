@@ -295,10 +295,16 @@ export class Disputes {
   }
 
   /** The acquirer's or PSP's verdict (the sandbox plays it). A closed dispute → DISPUTE_CLOSED. */
-  async decide(accountId: number | null, uuid: string, outcome: Outcome): Promise<DisputeRow> {
+  async decide(
+    accountId: number | null,
+    uuid: string,
+    outcome: Outcome,
+    /** A loss of part of the dispute's amount only (what a MED devolução gave back before a REJEITADA). */
+    lostCents?: number,
+  ): Promise<DisputeRow> {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
-      return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost');
+      return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost', lostCents);
     });
   }
 
@@ -419,17 +425,24 @@ export class Disputes {
    * sale stays CHARGEBACK; lost for a part of it, the sale goes back to PAGO with that part refunded
    * (sale.refunded), so that the rest can still be refunded.
    */
-  async close(tx: Queryable, dispute: DisputeRow, status: 'won' | 'lost' | 'accepted'): Promise<DisputeRow> {
+  async close(
+    tx: Queryable,
+    dispute: DisputeRow,
+    outcome: 'won' | 'lost' | 'accepted',
+    lostCents?: number,
+  ): Promise<DisputeRow> {
     const accountId = Number(dispute.account_id);
     const held = dispute.kind === 'med' ? 'MED' : 'CHARGEBACK';
     const now = await lockSaleForDispute(tx, { kind: 'numeric', id: Number(dispute.sale_id) });
     // the opening's adjustment undone exactly as it was posted, whatever moved on the sale since (a refund in
     // flight when the dispute opened, made during it, changes the shares the opening was computed from)
     const reverted = await reversalOf(tx, 'dispute.opened', 'dispute', Number(dispute.id));
+    // refunded in full while the dispute was open (a devolução made at the PSP, a refund in flight): the money
+    // went back to the payer, so the dispute is lost whatever the verdict
+    const status = now?.status === 'ESTORNADO' && outcome === 'won' ? 'lost' : outcome;
     if (now?.status === 'ESTORNADO') {
-      // refunded in full while the dispute was open (a devolução made at the PSP, a refund in flight): the sale's
-      // money went back with its refunds, so the outcome moves none of it; the opening's adjustment is undone
-      // and the dispute closed, never left open for good (its outcome refused, its deadline never met)
+      // the sale's money went back with its refunds, so the outcome moves none of it; the opening's adjustment is
+      // undone and the dispute closed, never left open for good (its outcome refused, its deadline never met)
       const closed = await closeDispute(tx, dispute.id, status);
       if (reverted.length > 0) {
         await postEntry(tx, {
@@ -451,7 +464,7 @@ export class Disputes {
     const amount =
       status === 'won'
         ? Number(dispute.amount_cents)
-        : Math.min(Number(dispute.amount_cents), now.disputable);
+        : Math.min(lostCents ?? Number(dispute.amount_cents), Number(dispute.amount_cents), now.disputable);
     let postings: Posting[];
     const fee = dispute.fee_parts;
     // the close posts several entries (the sale's move, then the dispute's own), whose rows do not come in one

@@ -88,11 +88,19 @@ export async function readMedNotices(
         report.skipped++;
       }
     } else if (!open && !known.closed_at) {
-      // a MED devolução already made during it (the PSP gave the money back) is its end, whatever the verdict
-      const outcome = infracao.status === 'ACEITA' || Number(known.med_devolution_cents) > 0 ? 'lost' : 'won';
+      // ACEITA loses it; a MED devolução made during it (the PSP gave that money back) is lost whatever the
+      // verdict, for what it gave back: REJEITADA then wins the rest
+      const returned = Number(known.med_devolution_cents);
+      const outcome = infracao.status === 'ACEITA' || returned > 0 ? 'lost' : 'won';
       try {
-        await disputes.decide(null, known.uuid, outcome);
-        report[outcome]++;
+        const closed = await disputes.decide(
+          null,
+          known.uuid,
+          outcome,
+          infracao.status === 'ACEITA' || returned === 0 ? undefined : returned,
+        );
+        // as it closed (a sale refunded in full during it is lost whatever the verdict)
+        report[closed.status === 'won' ? 'won' : 'lost']++;
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
         report.skipped++;

@@ -176,15 +176,16 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect(await saleNow(second.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
     expect(await refundsOf(second.sale.uuid)).toEqual([2000]);
 
-    // the devolução during the dispute, then REJEITADA: the money went back all the same, so it is lost, never won
+    // the devolução during the dispute, then REJEITADA: what it gave back is lost all the same, the rest won
     const third = await paidCharge(5000);
-    const c = psp.infracoes.open({ ...third.pix, valor: '20.00' });
+    const c = psp.infracoes.open(third.pix); // the whole 5000
     expect(await read()).toMatchObject({ opened: 1 });
     await devolvedAtPsp(third.pix.endToEndId, 'medthen1', '20.00', 'MED_FRAUDE');
     psp.infracoes.close(c.idInfracao, 'REJEITADA');
     expect(await read()).toMatchObject({ lost: 1, won: 0 });
     expect(await saleNow(third.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
     expect(await disputesOfSale(third.sale.uuid)).toMatchObject([{ status: 'lost' }]);
+    expect(await refundsOf(third.sale.uuid)).toEqual([2000]);
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
@@ -201,14 +202,14 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect(await read()).toMatchObject({ lost: 1 });
     expect(await saleNow(a.sale.uuid)).toMatchObject({ status: 'ESTORNADO', refundedAmount: 5000 });
     expect((await refundsOf(a.sale.uuid)).reduce((x, y) => x + y, 0)).toBe(5000);
-    // all of it given back at the PSP during the MED: the sale ESTORNADO, and ACEITA closes the dispute (it was
-    // left open for good: its outcome refused as "no longer MED")
+    // all of it given back at the PSP during the MED: the sale ESTORNADO, and the verdict closes the dispute (it
+    // was left open for good: its outcome refused as "no longer MED"), lost even if REJEITADA: the money is back
     const b = await paidCharge(5000);
     const infracaoB = psp.infracoes.open(b.pix);
     expect(await read()).toMatchObject({ opened: 1 });
     await devolvedAtPsp(b.pix.endToEndId, 'ownall1', '50.00', 'ORIGINAL');
     expect(await saleNow(b.sale.uuid)).toMatchObject({ status: 'ESTORNADO', refundedAmount: 5000 });
-    psp.infracoes.close(infracaoB.idInfracao, 'ACEITA');
+    psp.infracoes.close(infracaoB.idInfracao, 'REJEITADA');
     expect(await read()).toMatchObject({ lost: 1 });
     expect(await disputesOfSale(b.sale.uuid)).toMatchObject([{ status: 'lost' }]);
     // each sale's money left once: the two paid 10000 in all (no fee on this account), and 10000 went back
