@@ -465,6 +465,14 @@ export class Disputes {
       status === 'won'
         ? Number(dispute.amount_cents)
         : Math.min(lostCents ?? Number(dispute.amount_cents), Number(dispute.amount_cents), now.disputable);
+    if (amount <= 0) {
+      // nothing of the sale left to lose, its refunds taking it while one is still in progress: no loss of 0 is
+      // posted (it would give the processor's share back); the dispute waits for that refund's end
+      throw new AppError(
+        'CONFLICT',
+        'nothing of the disputed sale is left to lose: its refunds took it (one still in progress)',
+      );
+    }
     let postings: Posting[];
     const fee = dispute.fee_parts;
     // the close posts several entries (the sale's move, then the dispute's own), whose rows do not come in one
