@@ -64,10 +64,14 @@ describe('a postmaster.pid left by a killed server', () => {
   const bin = path.join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
 
-  /** A process named `postgres` that exits at once under a parent that never reaps it: its pid, a zombie. */
+  /**
+   * A process named `postgres` that exits under a parent that never reaps it: its pid, a zombie. It lives a
+   * moment first: one that exited before its shell became `sleep` was reaped by the shell (a loaded machine's
+   * order), and never became a zombie.
+   */
   async function zombiePostmaster(): Promise<number> {
-    copyFileSync('/bin/true', path.join(bin, 'postgres'));
-    const parent = spawn('sh', ['-c', '"$0" & echo $!; exec sleep 60', path.join(bin, 'postgres')]);
+    copyFileSync('/bin/sleep', path.join(bin, 'postgres'));
+    const parent = spawn('sh', ['-c', '"$0" 0.3 & echo $!; exec sleep 60', path.join(bin, 'postgres')]);
     children.push(parent);
     const pid = await new Promise<number>((resolve) =>
       parent.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
