@@ -1,6 +1,8 @@
 import { deflateSync } from 'node:zlib';
 import bwipjs from 'bwip-js';
 import {
+  type Color,
+  ColorTypes,
   PDFArray,
   PDFContentStream,
   PDFDocument,
@@ -30,19 +32,86 @@ const GREY = rgb(0.35, 0.35, 0.35);
 const num = (v: number) => String(Math.round(v * 1000) / 1000);
 
 /**
- * Filled black rectangles (PDF space: y up) written as content-stream operators, one path filled once: the QR
- * code's and the barcode's hundreds of rectangles, which pdf-lib would build as operator objects and format
- * number by number.
+ * Filled black rectangles written as content-stream operators: the QR code's and the barcode's hundreds of
+ * rectangles, which pdf-lib would build as operator objects and format number by number. Each symbol is a group
+ * in its own units (a module wide, a module or a bar high), placed by one transform, so that its rectangles are
+ * small integers: a third of the text to write and to compress.
  */
 class Rects {
   private readonly ops: string[] = [];
-  add(x: number, y: number, width: number, height: number): void {
-    this.ops.push(`${num(x)} ${num(y)} ${num(width)} ${num(height)} re`);
+  /** A group whose unit is `unitX` × `unitY` points, its origin at (x, y) in PDF space (y up). */
+  group(
+    unitX: number,
+    unitY: number,
+    x: number,
+    y: number,
+    draw: (add: (x: number, y: number, w: number, h: number) => void) => void,
+  ): void {
+    this.ops.push(`q\n${num(unitX)} 0 0 ${num(unitY)} ${num(x)} ${num(y)} cm`);
+    draw((rx, ry, w, h) => this.ops.push(`${rx} ${ry} ${w} ${h} re`));
+    this.ops.push('f\nQ');
   }
   /** The operators, in their own graphics state. */
   content(): string {
-    return this.ops.length ? `q\n0 0 0 rg\n${this.ops.join('\n')}\nf\nQ\n` : '';
+    return this.ops.length ? `q\n0 0 0 rg\n${this.ops.join('\n')}\nQ\n` : '';
   }
+}
+
+/** A mark drawn across the page over everything else, translucent (pdf-lib draws it: opacity is a graphics state). */
+interface Mark {
+  font: PDFFont;
+  text: string;
+  x: number;
+  y: number;
+  size: number;
+  color: Color;
+  opacity: number;
+}
+
+/**
+ * The page's lines of text written as one text object of content-stream operators, each font named once in the
+ * page's resources: pdf-lib's drawText wraps every line in a graphics state and a text object of its own, formats
+ * each number through its operator objects, and, given a `font`, adds that font to the page's resources again
+ * under a new name twice a call (a page of thirty lines carried sixty names of two fonts). The text is each
+ * font's own encoding of it, as drawText writes it. Marks are drawn last by pdf-lib, over everything.
+ */
+class Words {
+  private readonly ops: string[] = [];
+  private readonly names = new Map<PDFFont, string>();
+  private readonly marks: Mark[] = [];
+  private state = '';
+  constructor(private readonly page: PDFPage) {}
+  add(font: PDFFont, text: string, x: number, y: number, size: number, color: Color = BLACK): void {
+    let name = this.names.get(font);
+    if (name === undefined) {
+      name = this.page.node.newFontDictionary(font.name, font.ref).toString();
+      this.names.set(font, name);
+    }
+    const state = `${name} ${num(size)} Tf\n${fill(color)}`;
+    if (state !== this.state) this.ops.push(state);
+    this.state = state;
+    this.ops.push(`1 0 0 1 ${num(x)} ${num(y)} Tm\n${font.encodeText(text).toString()} Tj`);
+  }
+  mark(font: PDFFont, text: string, x: number, y: number, size: number, color: Color, opacity: number): void {
+    this.marks.push({ font, text, x, y, size, color, opacity });
+  }
+  /** The lines' operators, in their own graphics state. */
+  content(): string {
+    return this.ops.length ? `q\nBT\n${this.ops.join('\n')}\nET\nQ\n` : '';
+  }
+  /** The marks, drawn by pdf-lib after everything `content` and pdf-lib's own lines drew. */
+  drawMarks(): void {
+    for (const { text, font, ...options } of this.marks) {
+      this.page.setFont(font);
+      this.page.drawText(text, options);
+    }
+  }
+}
+
+/** The fill colour operator of an RGB colour (the only kind drawn here). */
+function fill(color: Color): string {
+  if (color.type !== ColorTypes.RGB) throw new Error(`unexpected colour ${color.type}`);
+  return `${num(color.red)} ${num(color.green)} ${num(color.blue)} rg`;
 }
 
 /**
@@ -53,18 +122,21 @@ class Rects {
 async function drawQr(rects: Rects, text: string, x: number, top: number, size: number): Promise<void> {
   const { size: count, dark } = await qrModules(text);
   const module = size / count;
-  for (let row = 0; row < count; row++) {
-    for (let col = 0; col < count; ) {
-      if (!dark(row, col)) {
-        col++;
-        continue;
+  // a module a unit, rows counted down from the top
+  rects.group(module, -module, x, top, (add) => {
+    for (let row = 0; row < count; row++) {
+      for (let col = 0; col < count; ) {
+        if (!dark(row, col)) {
+          col++;
+          continue;
+        }
+        let end = col;
+        while (end < count && dark(row, end)) end++;
+        add(col, row, end - col, 1);
+        col = end;
       }
-      let end = col;
-      while (end < count && dark(row, end)) end++;
-      rects.add(x + col * module, top - (row + 1) * module, (end - col) * module, module);
-      col = end;
     }
-  }
+  });
 }
 
 /**
@@ -74,18 +146,21 @@ async function drawQr(rects: Rects, text: string, x: number, top: number, size: 
 function drawItf(rects: Rects, digits: string, x: number, top: number, width: number, height: number): void {
   const [symbol] = bwipjs.raw({ bcid: 'interleaved2of5', text: digits }) as unknown as { sbs: number[] }[];
   const { sbs } = symbol!;
-  const module = width / sbs.reduce((a, b) => a + b, 0);
-  let at = 0;
-  sbs.forEach((units, i) => {
-    if (i % 2 === 0) rects.add(x + at * module, top - height, units * module, height);
-    at += units;
+  // a module wide, the bar's height high
+  rects.group(width / sbs.reduce((a, b) => a + b, 0), height, x, top - height, (add) => {
+    let at = 0;
+    sbs.forEach((units, i) => {
+      if (i % 2 === 0) add(at, 0, units, 1);
+      at += units;
+    });
   });
 }
 
 /**
  * The page's content streams compressed by Node's zlib (pdf-lib compresses with pako, a JavaScript deflate
- * that took a fifth of a render), `first` written before what pdf-lib drew, so that anything drawn last (the
- * test-mode mark) stays over it.
+ * that took a fifth of a render) at its fastest level (a page's ~15 KB of operators in 40 % of the default
+ * level's time, the file ~600 bytes larger), `first` written before what pdf-lib drew, so that anything drawn last
+ * (the test-mode mark) stays over it.
  */
 function compressContents(pdf: PDFDocument, page: PDFPage, first: string): void {
   const contents = page.node.get(PDFName.of('Contents'));
@@ -98,7 +173,7 @@ function compressContents(pdf: PDFDocument, page: PDFPage, first: string): void 
     const bytes = Buffer.concat([prefix, stream.getUnencodedContents()]);
     prefix = Buffer.alloc(0);
     stream.dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
-    pdf.context.assign(ref, PDFRawStream.of(stream.dict, deflateSync(bytes)));
+    pdf.context.assign(ref, PDFRawStream.of(stream.dict, deflateSync(bytes, { level: 1 })));
   }
 }
 
@@ -207,17 +282,11 @@ export const CANCELLED_MARK = 'CANCELADO — NÃO PAGUE';
  * before it (level, so that it reads back as text, as the page's other words do): TEST_MODE_MARK at the page's
  * middle, CANCELLED_MARK above it.
  */
-function drawMark(page: PDFPage, font: PDFFont, mark: string, middle: number): void {
+function drawMark(words: Words, font: PDFFont, mark: string, middle: number): void {
   const width = A4.width - 2 * MARGIN;
   const size = Math.floor((width * 10) / drawnWidth(mark, font, 10));
-  page.drawText(mark, {
-    x: MARGIN + (width - drawnWidth(mark, font, size)) / 2,
-    y: middle - size * 0.35,
-    size,
-    font,
-    color: rgb(0.8, 0, 0),
-    opacity: 0.35,
-  });
+  const x = MARGIN + (width - drawnWidth(mark, font, size)) / 2;
+  words.mark(font, mark, x, middle - size * 0.35, size, rgb(0.8, 0, 0), 0.35);
 }
 
 /**
@@ -242,28 +311,24 @@ export async function renderBoletoPdf(
   pdf.setModificationDate(b.created_at);
   const page = pdf.addPage([A4.width, A4.height]);
   const rects = new Rects();
+  const words = new Words(page);
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
   let y = A4.height - MARGIN;
-  const text = (p: PDFPage, s: string, x: number, size = 9, font = regular, color = BLACK) =>
-    p.drawText(s, { x, y, size, font, color });
+  const text = (s: string, x: number, size = 9, font = regular, color = BLACK) =>
+    words.add(font, s, x, y, size, color);
   const field = (label: string, value: string, x: number, size = 10) => {
-    text(page, label, x, 7, regular, GREY);
+    text(label, x, 7, regular, GREY);
     y -= 11;
-    text(page, value, x, size, bold);
+    text(value, x, size, bold);
     y += 11;
   };
 
   // header: bank and the line
-  text(page, `Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
+  text(`Bradesco | ${b.barcode.slice(0, 3)}-2`, MARGIN, 14, bold);
   // a cancelled one carries nothing to pay it with: no line to type, no Pix, no barcode
   const line = cancelled ? 'CANCELADO' : formatLine(b.digitable_line);
-  page.drawText(line, {
-    x: A4.width - MARGIN - drawnWidth(line, bold, 11),
-    y,
-    size: 11,
-    font: bold,
-  });
+  text(line, A4.width - MARGIN - drawnWidth(line, bold, 11), 11, bold);
   y -= 8;
   page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 1 });
   y -= 14;
@@ -305,7 +370,7 @@ export async function renderBoletoPdf(
   const room = full - drawnWidth(place, regular, 9);
   const tail = `, ${fitted(drawable(`${a.number} - ${a.district}`), regular, 9, room / 2)}`;
   const street = fitted(drawable(a.street), regular, 9, room - drawnWidth(tail, regular, 9));
-  text(page, `${street}${tail}${place}`, MARGIN, 9);
+  text(`${street}${tail}${place}`, MARGIN, 9);
   if (b.shop_name) {
     y -= 20;
     field(
@@ -317,25 +382,26 @@ export async function renderBoletoPdf(
     y -= 6;
   }
   y -= 18;
-  text(page, 'Instruções (responsabilidade do beneficiário)', MARGIN, 7, regular, GREY);
+  text('Instruções (responsabilidade do beneficiário)', MARGIN, 7, regular, GREY);
   for (const instruction of instructions(b)) {
     y -= 12;
-    text(page, fitted(instruction, regular, 9, full), MARGIN, 9);
+    text(fitted(instruction, regular, 9, full), MARGIN, 9);
   }
   y -= 16;
   page.drawLine({ start: { x: MARGIN, y }, end: { x: A4.width - MARGIN, y }, thickness: 0.5, color: GREY });
   y -= 16;
 
   if (cancelled) {
-    text(page, 'Este boleto foi cancelado e não pode ser pago:', MARGIN, 10, bold);
+    text('Este boleto foi cancelado e não pode ser pago:', MARGIN, 10, bold);
     y -= 14;
-    text(page, 'sem Pix, sem linha digitável e sem código de barras. Fale com quem o emitiu.', MARGIN, 10);
-    drawMark(page, bold, CANCELLED_MARK, (A4.height * 3) / 4);
+    text('sem Pix, sem linha digitável e sem código de barras. Fale com quem o emitiu.', MARGIN, 10);
+    drawMark(words, bold, CANCELLED_MARK, (A4.height * 3) / 4);
   } else {
-    await drawPayable(page, rects, b, line, regular, bold, y);
+    await drawPayable(page, rects, words, b, line, regular, bold, y);
   }
-  if (testMode) drawMark(page, bold, TEST_MODE_MARK, A4.height / 2);
-  compressContents(pdf, page, rects.content());
+  if (testMode) drawMark(words, bold, TEST_MODE_MARK, A4.height / 2);
+  words.drawMarks();
+  compressContents(pdf, page, rects.content() + words.content());
   // without object streams, which pdf-lib would compress with pako too (a page's few objects gain nothing by them)
   return pdf.save({ useObjectStreams: false });
 }
@@ -344,6 +410,7 @@ export async function renderBoletoPdf(
 async function drawPayable(
   page: PDFPage,
   rects: Rects,
+  words: Words,
   b: BoletoRow,
   line: string,
   regular: PDFFont,
@@ -351,17 +418,17 @@ async function drawPayable(
   top: number,
 ): Promise<void> {
   let y = top;
-  const text = (p: PDFPage, s: string, x: number, size = 9, font = regular, color = BLACK) =>
-    p.drawText(s, { x, y, size, font, color });
+  const text = (s: string, x: number, size = 9, font = regular, color = BLACK) =>
+    words.add(font, s, x, y, size, color);
   // Pix: QR code and copy-and-paste
-  text(page, 'Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
+  text('Pague com Pix: leia o QR code ou use o Pix copia e cola', MARGIN, 10, bold);
   const qrSize = 45 * MM;
   y -= 6;
   await drawQr(rects, b.pix_copy_paste, MARGIN, y, qrSize);
   const copyX = MARGIN + qrSize + 8 * MM;
   let copyY = y - 10;
   for (const part of wrap(b.pix_copy_paste, regular, 8, A4.width - MARGIN - copyX)) {
-    page.drawText(part, { x: copyX, y: copyY, size: 8, font: regular });
+    words.add(regular, part, copyX, copyY, 8);
     copyY -= 10;
   }
   y -= qrSize + 16;
@@ -369,9 +436,9 @@ async function drawPayable(
   y -= 18;
 
   // the barcode: ITF of the 44 digits, with its quiet zones
-  text(page, 'Linha digitável', MARGIN, 7, regular, GREY);
+  text('Linha digitável', MARGIN, 7, regular, GREY);
   y -= 13;
-  text(page, line, MARGIN, 12, bold);
+  text(line, MARGIN, 12, bold);
   y -= 10;
   drawItf(rects, b.barcode, MARGIN + 5 * MM, y, 103 * MM, 13 * MM);
 }

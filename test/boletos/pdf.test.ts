@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boletoOfSale } from '../../src/boletos/data.js';
@@ -216,6 +217,12 @@ describe('the boleto PDF', () => {
     await new Promise((r) => setTimeout(r, 1100));
     const again = Buffer.from(await renderBoletoPdf(row!, server.runtime.platform.config.boleto, false));
     expect(again.equals(plain)).toBe(true);
+    // its page names each of its two fonts once (drawn line by line, they were named again for every line)
+    const fonts = (await PDFDocument.load(plain))
+      .getPage(0)
+      .node.Resources()
+      ?.lookup(PDFName.of('Font'), PDFDict);
+    expect(fonts?.keys().length).toBe(2);
     const info = execFileSync('pdfinfo', ['-isodates', '-'], {
       input: plain,
       encoding: 'utf8',
