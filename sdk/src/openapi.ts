@@ -14600,7 +14600,7 @@ export interface paths {
                         "application/json": components["schemas"]["EnvelopeError"] & {
                             error?: {
                                 /** @enum {unknown} */
-                                code?: "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
+                                code?: "ACCOUNT_NOT_ACTIVE" | "ACCOUNT_SUSPENDED" | "CARD_PAYMENTS_PAUSED" | "FORBIDDEN";
                             };
                         };
                     };

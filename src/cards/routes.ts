@@ -119,6 +119,8 @@ export async function cardRoutes(
       config: {
         errorShape: 'envelope',
         permission: 'sales.create',
+        // as the key's door: an account that may not charge sends no card to the acquirer, nor spends its attempts
+        moves: 'card-token',
         errors: ['PROCESSOR_ERROR', 'PROCESSOR_UNAVAILABLE', 'CARD_PAYMENTS_PAUSED'],
       },
       onRequest: deps.requireSession,

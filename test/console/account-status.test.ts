@@ -95,6 +95,14 @@ function moneyRoutes(m: TestMerchant) {
       shape: 'A',
     },
     {
+      name: "panel card token (Nova cobrança's card)",
+      method: 'POST',
+      path: '/api/panel/cards/tokens',
+      headers: m.panel,
+      body: cardBody(cardEnding('1')),
+      shape: 'A',
+    },
+    {
       name: 'panel withdrawal',
       method: 'POST',
       path: '/api/withdrawals',
