@@ -28,7 +28,9 @@ export function saoPauloOffset(at: Date): string {
 
 function offsetAt(at: Date): string {
   const name = OFFSET.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT-03:00';
-  return name === 'GMT' ? '+00:00' : name.slice(3);
+  // before 1914 São Paulo kept its local mean time, GMT-03:06:28: ISO 8601 offsets have no seconds (a date
+  // filter of 1900 is the day's start within those 28 seconds)
+  return name === 'GMT' ? '+00:00' : name.slice(3, 9);
 }
 
 /** The instant a São Paulo wall-clock time ("2026-11-23T00:00:00", seconds optional) names. */

@@ -17,7 +17,8 @@ describe('São Paulo time from the time zone database', () => {
     });
     const expected = (at: Date) => {
       const name = intl.formatToParts(at).find((p) => p.type === 'timeZoneName')!.value;
-      return name === 'GMT' ? '+00:00' : name.slice(3);
+      // (to the minute: ISO 8601 offsets have none of local mean time's seconds, -03:06:28 before 1914)
+      return name === 'GMT' ? '+00:00' : name.slice(3, 9);
     };
     // the start of daylight saving in 2018 (00:00 became 01:00, at 03:00 UTC) and its end in 2019
     const edges = [Date.UTC(2018, 10, 4, 3), Date.UTC(2019, 1, 17, 2)];
@@ -57,6 +58,12 @@ describe('period bounds', () => {
       from: '2018-12-01T02:00:00.000Z',
       to: '2018-12-02T02:00:00.000Z',
     });
+    // before 1914 the zone's offset was local mean time, -03:06:28, which ISO 8601 writes to the minute
+    expect(page('1900-01-01', '1913-12-31')).toMatchObject({
+      from: '1900-01-01T03:06:00.000Z',
+      to: '1914-01-01T03:06:00.000Z',
+    });
+    expect(toSaoPaulo(new Date('1900-01-01T12:00:00Z'))).toBe('1900-01-01T08:54:00.000-03:06');
   });
 
   it('a date-time without an offset is São Paulo time, not the server’s zone; with one, as written', () => {
