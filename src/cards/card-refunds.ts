@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PspError } from '../payment-standards/index.js';
 import type { Db } from '../platform/db/db.js';
 import { type Refunder, RefundNotMade } from '../sales/index.js';
@@ -6,6 +7,7 @@ import { AcquirerRefused } from './errors.js';
 import {
   claimCardRefund,
   forgetRefundAttempt,
+  REFUND_CLAIM_SECONDS,
   type RefundAttempt,
   recordRefundAttempt,
   refundAttemptOf,
@@ -34,9 +36,9 @@ export class CardRefunds implements Refunder {
   }
 
   async refund(sale: { uuid: string }, refund: { id: number; amount: number }): Promise<'done' | 'pending'> {
-    const claim = await claimCardRefund(this.db, sale.uuid);
+    const claim = await this.claimInTurn(sale.uuid);
     if (claim === null) throw new RefundNotMade('this sale has no card payment', null);
-    // another request is speaking to the acquirer for this sale: this refund stays held until asked again
+    // another request held the sale's claim past its lease: this refund stays held, the forgotten-refund job's
     if (claim === 'busy') return 'pending';
     try {
       if (!claim.payment_id) throw new RefundNotMade('the card was never charged', null);
@@ -65,6 +67,19 @@ export class CardRefunds implements Refunder {
       }
     } finally {
       await releaseCardRefund(this.db, claim.sale_id);
+    }
+  }
+
+  /**
+   * The sale's claim once the refunds before it have spoken to the acquirer (refunds of one sale asked together
+   * are sent one after another, each in its own request); `busy` if it is still held when its lease runs out.
+   */
+  private async claimInTurn(orderId: string): ReturnType<typeof claimCardRefund> {
+    const until = Date.now() + REFUND_CLAIM_SECONDS * 1000;
+    for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
+      const claim = await claimCardRefund(this.db, orderId);
+      if (claim !== 'busy' || Date.now() + wait > until) return claim;
+      await sleep(wait);
     }
   }
 

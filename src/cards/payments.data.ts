@@ -227,7 +227,7 @@ export async function releaseCapture(q: Queryable, saleId: number): Promise<void
 }
 
 /** How long one refund request may speak to the acquirer for a sale before another may. */
-const REFUND_CLAIM_SECONDS = 120;
+export const REFUND_CLAIM_SECONDS = 120;
 
 /**
  * Claims the right to send a refund of the sale's payment to the acquirer (one at a time per sale): the payment

@@ -96,6 +96,32 @@ describe('refunds of card sales through the acquirer (Cielo void)', () => {
     expect((await verifyLedger(db())).ok).toBe(true);
   });
 
+  it('refunds of one sale asked together are each sent in turn: all made, none left held', async () => {
+    const sale = await capturedSale(10_000);
+    // the first void is slow (answered within the client's patience): the others are asked while it is sent
+    acquirer.fault({ kind: 'late', delayMs: TIMEOUT_MS / 2, match: 'PUT /1/sales' });
+    const first = refund(sale, 1000);
+    await waitUntil(() => acquirer.faultsWaiting === 0);
+    const answers = await Promise.all([first, ...Array.from({ length: 9 }, () => refund(sale, 1000))]);
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(202);
+      expect((answer.body as Refunded & { refund: { status: string } }).refund.status).toBe('succeeded');
+    }
+    expect(voidedAt(sale)).toBe(10_000);
+    const list = await call<{ status: string; amountCents: number }[]>(
+      'GET',
+      `${server.url}/api/transactions/${sale.uuid}/refunds`,
+      { headers: merchant.keys },
+    );
+    expect(list.body.map((r) => r.status)).toEqual(Array(10).fill('succeeded'));
+    const after = await call<Refunded>('GET', `${server.url}/api/transactions/${sale.uuid}`, {
+      headers: merchant.keys,
+    });
+    expect(after.body).toMatchObject({ status: 'ESTORNADO', refundedAmount: 10_000 });
+    expect((await getBalance(db(), merchant.accountId)).blocked).toBe(0);
+    expect((await verifyLedger(db())).ok).toBe(true);
+  });
+
   it('a void answered after the client gave up is read back as made: one void, the refund made', async () => {
     const sale = await capturedSale(5000);
     acquirer.fault({ kind: 'late', delayMs: TIMEOUT_MS * 3, match: 'PUT /1/sales' });
