@@ -31,6 +31,7 @@ export {
   checkChargeSplit,
   checkChargesOf,
   createSale,
+  type SaleDoor,
   type SaleRates,
 } from './create.js';
 export { type DailyTotal, dailyTotals, recentSaleBodies } from './daily-totals.js';

@@ -201,8 +201,28 @@ describe('account statuses', () => {
         headers: m.keys,
         body: saleInput(),
       });
-      if (status === 'pending_review') expect(sandbox.status).toBe(201);
-      else {
+      // and so are its Pix Automático mandates, whose first cycle is a sandbox sale too
+      const mandate = await call<{ sale: { status: string } | null; error: { code: string } }>(
+        'POST',
+        `${server.url}/api/sandbox/recurrences`,
+        {
+          headers: m.keys,
+          body: {
+            journey: 3,
+            contrato: 'C-1',
+            amount: 1000,
+            dataInicial: '2027-01-05',
+            customer: saleInput().customer,
+          },
+        },
+      );
+      if (status === 'pending_review') {
+        expect(sandbox.status).toBe(201);
+        expect(mandate.status, mandate.text).toBe(201);
+        expect(mandate.body.sale?.status).toBe('PAGO');
+      } else {
+        expect(mandate.status, mandate.text).toBe(403);
+        expect(mandate.body.error.code).toBe('ACCOUNT_SUSPENDED');
         expect(sandbox.status).toBe(403);
         expect(sandbox.body.error.code).toBe('ACCOUNT_SUSPENDED');
         // in the admission's order: the standing before the key's scope and before the body

@@ -6,6 +6,7 @@ import type { RiskDecision } from '../../risk/index.js';
 import type {
   ChargeDetails,
   Customer,
+  SaleDoor,
   SaleItem,
   SaleOrigin,
   SaleProcessor,
@@ -146,12 +147,13 @@ async function sandboxCycle(
         postbackUrl: rec.postback_url,
       },
       blocked,
-      { recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato } },
+      { recurrence: { id: rec.id, idRec: rec.id_rec, contrato: rec.contrato }, door: 'sandbox' },
     );
     return (await findSaleRow(tx, { kind: 'numeric', id }))!;
   }
   const details = processor.charge({ paymentMethod: 'PIX_AUTOMATICO', amount });
-  return chargeCycle(tx, queue, rec, { amount, processor: processor.name, details });
+  // the sandbox's own door: open to an account waiting for review, as its sale routes are
+  return chargeCycle(tx, queue, rec, { amount, processor: processor.name, details, door: 'sandbox' });
 }
 
 /**
@@ -173,6 +175,8 @@ export async function chargeCycle(
     customer?: Customer;
     /** A subscription's split (checked by the admission as a charge's). */
     split?: unknown;
+    /** The door that debits it, for the account's standing (the sandbox's, or a charge's). */
+    door?: SaleDoor;
   },
 ): Promise<SaleRow> {
   const { amount, details } = cycle;
@@ -198,7 +202,7 @@ export async function chargeCycle(
       split: cycle.split,
     },
     // An automatic debit is paid when it exists: there is no "awaiting payment" moment to notify.
-    { notifyPending: false },
+    { notifyPending: false, ...(cycle.door ? { door: cycle.door } : {}) },
   );
   return (await moveSale(tx, queue, pending.id, 'PAGO')).sale;
 }
