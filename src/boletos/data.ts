@@ -103,7 +103,10 @@ export async function boletoOfSale(db: Queryable, saleId: number): Promise<Bolet
 }
 
 export async function boletoByTokenHash(db: Queryable, hash: Buffer): Promise<BoletoRow | null> {
-  return rowOrNull<BoletoRow>(db, `SELECT ${COLUMNS} FROM boletos WHERE pdf_token_hash = $1`, [hash]);
+  // the payer's link: every fetch of a PDF reads it, cached or not
+  return rowOrNull<BoletoRow>(db, `SELECT ${COLUMNS} FROM boletos WHERE pdf_token_hash = $1`, [hash], {
+    prepare: 'boleto_by_token_hash_v1',
+  });
 }
 
 export async function boletoByTxid(db: Queryable, txid: string): Promise<BoletoRow | null> {

@@ -6,7 +6,7 @@ import { notFound } from '../platform/errors/app-error.js';
 import { errorAnswers, keyDoorErrors, TransactionErrorBody } from '../platform/http/error-schemas.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
 import { saleIdParam } from '../platform/ids/public-ids.js';
-import { findSaleRow, ownedSale } from '../sales/index.js';
+import { findSaleRow, ownedSale, saleStatus } from '../sales/index.js';
 import { type BoletoRow, boletoByTokenHash, boletoOfSale } from './data.js';
 import { tokenHash } from './issue.js';
 import { BoletoPdfCache, PDF_CACHE_BYTES } from './pdf-cache.js';
@@ -86,8 +86,8 @@ export async function boletoRoutes(
       const m = /^([A-Za-z0-9_-]{32})\.pdf$/.exec(request.params.file);
       const boleto = m ? await boletoByTokenHash(deps.db, tokenHash(m[1]!)) : null;
       if (!boleto) throw notFound('Boleto not found');
-      const sale = await findSaleRow(deps.db, { kind: 'numeric', id: boleto.sale_id });
-      const pdf = await pdfs.pdf(boleto, sale?.status === 'CANCELADO');
+      // its sale's status alone (the whole row carries the ~5 KB boleto object twice, read out of line)
+      const pdf = await pdfs.pdf(boleto, (await saleStatus(deps.db, boleto.sale_id)) === 'CANCELADO');
       return reply.headers(pdfHeaders(boleto)).send(Buffer.from(pdf) as unknown as string); // bytes, sent as they are
     },
   );

@@ -212,7 +212,9 @@ export async function setSaleAmount(
 
 /** A sale's status now (after a credit or a refund was applied). */
 export async function saleStatus(q: Queryable, saleId: number): Promise<string | null> {
-  const [row] = await q.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [saleId]);
+  const [row] = await q.query<{ status: string }>('SELECT status FROM sales WHERE id = $1', [saleId], {
+    prepare: 'sale_status_v1',
+  });
   return row?.status ?? null;
 }
 
