@@ -135,8 +135,8 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     mandates,
     risk: {
       rules: risk,
-      refuse: (accountId, input, decision, origin, inTx) =>
-        openBlockedSale(db, queue, accountId, input, null, decision, { origin, inTx }),
+      refuse: (accountId, input, decision, origin, inTx, recurrence) =>
+        openBlockedSale(db, queue, accountId, input, null, decision, { origin, inTx, recurrence }),
     },
   };
   const biller = new SubscriptionBiller(

@@ -35,6 +35,8 @@ export interface BlockedSaleOptions {
   check?: () => Promise<void>;
   /** The door it came through, for the account's standing (the sandbox's own sale route: `sandbox`). */
   door?: SaleDoor;
+  /** A Pix Automático cycle's mandate (a PIX_AUTOMATICO sale carries it). */
+  recurrence?: { id: number; idRec: string; contrato: string };
 }
 
 /**
@@ -48,12 +50,12 @@ export async function openBlockedSale(
   input: BlockedChargeInput,
   key: string | null,
   risk: RiskDecision,
-  { origin, inTx, check, door }: BlockedSaleOptions = {},
+  { origin, inTx, check, door, recurrence }: BlockedSaleOptions = {},
 ): Promise<{ sale: SaleRow; replayed: boolean }> {
   return createKeyedSale(db, accountId, key, input, async (bind) => {
     if (check) await check();
     return db.tx(async (tx) => {
-      const sale = await storeBlockedSale(tx, queue, accountId, input, risk, { origin, door });
+      const sale = await storeBlockedSale(tx, queue, accountId, input, risk, { origin, door, recurrence });
       if (inTx) await inTx(tx, sale.id);
       await bind(tx, sale.id);
       return (await findSaleRow(tx, { kind: 'numeric', id: sale.id }))!;

@@ -79,6 +79,8 @@ export type RefuseBlocked = (
   decision: RiskDecision,
   origin: SaleOrigin,
   inTx: (tx: Queryable, saleId: number) => Promise<void>,
+  /** The mandate the try would have debited: the refused sale is its cycle's (PIX_AUTOMATICO, its idRec). */
+  recurrence?: { id: number; idRec: string; contrato: string },
 ) => Promise<unknown>;
 
 /** How long a page's customer waits for a try the scheduler is making, and how often it is looked at. */
@@ -450,19 +452,21 @@ export class SubscriptionBiller {
         // no request of the payer's is behind a scheduled try: an address rule has nothing to match
         ip: null,
       }) ?? ALLOW;
-    if (risk && decision.decision === 'block') {
-      await risk.refuse(
-        sub.account_id,
-        { amount, paymentMethod: sub.payment_method, customer, items },
-        decision,
-        origin,
-        (tx, saleId) => bind(tx, saleId, false),
-      );
-      return;
-    }
     try {
       const mandate =
         sub.payment_method === 'PIX' && claimed.charge.attempt === 1 ? await this.mandateOf(claimed) : null;
+      if (risk && decision.decision === 'block') {
+        // stored as what it would have been: the mandate's cycle, or a charge of the subscription's method
+        await risk.refuse(
+          sub.account_id,
+          { amount, paymentMethod: mandate ? 'PIX_AUTOMATICO' : sub.payment_method, customer, items },
+          decision,
+          origin,
+          (tx, saleId) => bind(tx, saleId, false),
+          mandate ? { id: mandate.id, idRec: mandate.id_rec, contrato: mandate.contrato } : undefined,
+        );
+        return;
+      }
       const cycle =
         mandate &&
         (await this.chargers.mandates!.charge(mandate, {

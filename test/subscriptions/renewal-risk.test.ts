@@ -158,3 +158,63 @@ it('a PIX or boleto period is decided by the rules as an API charge of the same 
     subscriptionId: sub.body.id,
   });
 });
+
+it('a period its customer’s mandate would pay, blocked, is refused as that mandate’s cycle: PIX_AUTOMATICO with its idRec', async () => {
+  const payer = {
+    ...CUSTOMER,
+    name: 'Outro Bloqueado',
+    email: 'outro@bloqueado.example',
+    document: '52998224725',
+  };
+  const rule = await call<{ id: number }>('POST', `${server.url}/api/ops/risk-rules`, {
+    headers: risk.ops,
+    body: { name: 'Mandato bloqueado', when: { documentIn: ['52998224725'] }, action: 'block' },
+  });
+  expect(rule.status, rule.text).toBe(201);
+  const mandate = await api<{ idRec: string }>('POST', '/api/sandbox/recurrences', {
+    contrato: 'CTR-BLOQ',
+    journey: 2,
+    amount: 3990,
+    dataInicial: '2026-12-01',
+    customer: payer,
+  });
+  expect(mandate.status, mandate.text).toBe(201);
+  const customer = await api<{ id: string }>('POST', '/api/customers', payer);
+  const plan = await api<{ id: string }>('POST', '/api/plans', {
+    name: 'Clube Automático',
+    amountCents: 3990,
+    interval: 'month',
+    methods: ['PIX'],
+  });
+  const sub = await api<{ id: string; idRec: string | null }>('POST', '/api/subscriptions', {
+    customerId: customer.body.id,
+    planId: plan.body.id,
+    paymentMethod: 'PIX',
+  });
+  expect(sub.status, sub.text).toBe(201);
+  expect(sub.body.idRec).toBe(mandate.body.idRec);
+  const tried = await api<{ status: string }>('POST', `/api/sandbox/subscriptions/${sub.body.id}/advance`);
+  expect(tried.body.status, tried.text).toBe('incomplete');
+  const rows = await server.runtime.platform.db.query<{ public_json: string }>(
+    `SELECT sa.public_json FROM subscription_charges c
+       JOIN subscriptions su ON su.id = c.subscription_id JOIN sales sa ON sa.id = c.sale_id
+      WHERE su.uuid = $1`,
+    [sub.body.id],
+  );
+  expect(rows.map((r) => JSON.parse(r.public_json))).toEqual([
+    expect.objectContaining({
+      status: 'RECUSADO',
+      paymentMethod: 'PIX_AUTOMATICO',
+      idRec: mandate.body.idRec,
+      contrato: 'CTR-BLOQ',
+      refusalReason: expect.objectContaining({ code: 'RISK_BLOCKED' }),
+      subscriptionId: sub.body.id,
+    }),
+  ]);
+  // the bank was never asked: the mandate debited no cycle
+  const [rec] = await server.runtime.platform.db.query<{ cycles: number }>(
+    'SELECT cycles FROM recurrences WHERE id_rec = $1',
+    [mandate.body.idRec],
+  );
+  expect(rec!.cycles).toBe(0);
+});
