@@ -107,11 +107,20 @@ export interface Db extends Queryable {
   /** The host new connections go to (host:port), for logs and tests. */
   readonly host: string;
   /**
+   * How long the oldest COMMIT still unanswered has waited, in ms (0: none). A server that takes statements but
+   * does not finish commits (a synchronous standby it waits for is gone, its disk full) shows here and nowhere
+   * else: its connections stay up and its reads answer.
+   */
+  readonly commitWaitMs: number;
+  /**
    * Runs `fn` each time the database is back after it was lost (a failover, a restart): work that was in flight
    * then, and left in a state only a timeout would end, can be taken up at once. Returns the unsubscribe.
    */
   onRecovered(fn: () => void): () => void;
 }
+
+/** How long a COMMIT may go unanswered before writes count as stalled (logged; /health answers 503). */
+export const COMMIT_STALL_MS = 5_000;
 
 const INT8 = 20;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -166,6 +175,9 @@ class PostgresDb implements Db {
   private readonly named: boolean;
   /** Where connections that need a session of their own go: the direct server, else the pool's. */
   private readonly session: Connection;
+  /** When each COMMIT still unanswered was sent. */
+  private readonly commits = new Set<{ at: number }>();
+  private commitWatch: NodeJS.Timeout | undefined;
 
   constructor(
     readonly connectionString: string,
@@ -196,6 +208,32 @@ class PostgresDb implements Db {
   get host(): string {
     const { host, port } = this.locator.target;
     return `${host}:${port}`;
+  }
+
+  get commitWaitMs(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const commit of this.commits) oldest = Math.min(oldest, commit.at);
+    return oldest === Number.POSITIVE_INFINITY ? 0 : Date.now() - oldest;
+  }
+
+  /**
+   * Long-running processes: a COMMIT unanswered for COMMIT_STALL_MS is logged as an error once (every request
+   * that writes hangs meanwhile, with nothing failing), and its end once commits finish again.
+   */
+  watchCommits(log: { warn(message: string): void; error(message: string): void }): void {
+    let since: number | null = null;
+    this.commitWatch ??= setInterval(() => {
+      const waited = this.commitWaitMs;
+      if (since === null && waited >= COMMIT_STALL_MS) {
+        since = Date.now() - waited;
+        log.error(
+          `writes stalled: a COMMIT on ${this.host} has waited ${Math.round(waited / 1000)} s unanswered, and every request that writes waits with it. The server takes statements but does not finish commits: a synchronous standby it waits for is gone (synchronous_standby_names; with Patroni, synchronous_mode_strict) or its disk is full`,
+        );
+      } else if (since !== null && waited < COMMIT_STALL_MS) {
+        log.warn(`writes resumed: commits on ${this.host} finish again, after ${Math.round((Date.now() - since) / 1000)} s stalled`);
+        since = null;
+      }
+    }, 1_000).unref();
   }
 
   query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]> {
@@ -278,7 +316,9 @@ class PostgresDb implements Db {
       const closing = last ? `${last}\n;\nCOMMIT` : 'COMMIT';
       const ending = opening !== null ? `${opening};\n${closing}` : closing;
       opening = null;
-      const done: unknown = await client.query(ending);
+      const commit = { at: Date.now() };
+      this.commits.add(commit);
+      const done: unknown = await client.query(ending).finally(() => this.commits.delete(commit));
       ended = true; // committed, or rolled back by the server: either way no transaction is left open
       // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not an error: a body that caught a
       // statement's error and went on must not be reported (or counted) as committed
@@ -388,6 +428,7 @@ class PostgresDb implements Db {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.commitWatch);
     this.stopWatching();
     this.locator.close();
     this.session.locator.close();
@@ -465,7 +506,10 @@ export function openDb(opts: DbOptions): Db & {
     },
     // behind a pooler the heartbeat watches the server, not the pooler's queue: a beat waiting there for a
     // server connection (a burst) is no sign that the server is gone
-    startHeartbeat: () => (direct?.locator ?? locator).startHeartbeat(),
+    startHeartbeat: () => {
+      (direct?.locator ?? locator).startHeartbeat();
+      if (opts.log) db.watchCommits(opts.log);
+    },
   });
 }
 
