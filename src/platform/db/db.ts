@@ -230,7 +230,9 @@ class PostgresDb implements Db {
           `writes stalled: a COMMIT on ${this.host} has waited ${Math.round(waited / 1000)} s unanswered, and every request that writes waits with it. The server takes statements but does not finish commits: a synchronous standby it waits for is gone (synchronous_standby_names; with Patroni, synchronous_mode_strict) or its disk is full`,
         );
       } else if (since !== null && waited < COMMIT_STALL_MS) {
-        log.warn(`writes resumed: commits on ${this.host} finish again, after ${Math.round((Date.now() - since) / 1000)} s stalled`);
+        log.warn(
+          `writes resumed: commits on ${this.host} finish again, after ${Math.round((Date.now() - since) / 1000)} s stalled`,
+        );
         since = null;
       }
     }, 1_000).unref();
