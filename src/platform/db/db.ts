@@ -107,11 +107,12 @@ export interface Db extends Queryable {
   /** The host new connections go to (host:port), for logs and tests. */
   readonly host: string;
   /**
-   * How long the oldest COMMIT still unanswered has waited, in ms (0: none). A server that takes statements but
-   * does not finish commits (a synchronous standby it waits for is gone, its disk full) shows here and nowhere
-   * else: its connections stay up and its reads answer.
+   * Whether writes are stalled: a COMMIT of this process has waited COMMIT_STALL_MS or more and the server's
+   * backends wait for a synchronous standby (`SyncRep`). Nothing fails meanwhile (the connections stay up,
+   * reads answer) and every request that writes hangs; a long statement sent with its COMMIT is not a stall.
+   * Watched by long-running processes only (false elsewhere).
    */
-  readonly commitWaitMs: number;
+  readonly writesStalled: boolean;
   /**
    * Runs `fn` each time the database is back after it was lost (a failover, a restart): work that was in flight
    * then, and left in a state only a timeout would end, can be taken up at once. Returns the unsubscribe.
@@ -119,7 +120,7 @@ export interface Db extends Queryable {
   onRecovered(fn: () => void): () => void;
 }
 
-/** How long a COMMIT may go unanswered before writes count as stalled (logged; /health answers 503). */
+/** How long a COMMIT may go unanswered before the server is asked whether writes are stalled. */
 export const COMMIT_STALL_MS = 5_000;
 
 const INT8 = 20;
@@ -178,6 +179,7 @@ class PostgresDb implements Db {
   /** When each COMMIT still unanswered was sent. */
   private readonly commits = new Set<{ at: number }>();
   private commitWatch: NodeJS.Timeout | undefined;
+  private stalledSince: number | null = null;
 
   constructor(
     readonly connectionString: string,
@@ -210,31 +212,52 @@ class PostgresDb implements Db {
     return `${host}:${port}`;
   }
 
-  get commitWaitMs(): number {
+  /** How long the oldest COMMIT still unanswered has waited, in ms (0: none). */
+  private get commitWaitMs(): number {
     let oldest = Number.POSITIVE_INFINITY;
     for (const commit of this.commits) oldest = Math.min(oldest, commit.at);
     return oldest === Number.POSITIVE_INFINITY ? 0 : Date.now() - oldest;
   }
 
+  get writesStalled(): boolean {
+    return this.stalledSince !== null;
+  }
+
   /**
-   * Long-running processes: a COMMIT unanswered for COMMIT_STALL_MS is logged as an error once (every request
-   * that writes hangs meanwhile, with nothing failing), and its end once commits finish again.
+   * Long-running processes: a COMMIT unanswered for COMMIT_STALL_MS makes the server be asked (on a connection
+   * of its own: the pool's may all be waiting in commits) whether its backends wait for a synchronous standby;
+   * if so, writes are stalled, logged as an error once, and their end once commits finish again.
    */
   watchCommits(log: { warn(message: string): void; error(message: string): void }): void {
-    let since: number | null = null;
-    this.commitWatch ??= setInterval(() => {
+    if (this.commitWatch) return;
+    const probe = this.withSettings({}, 1, { direct: true });
+    let asking = false;
+    this.commitWatch = setInterval(() => {
       const waited = this.commitWaitMs;
-      if (since === null && waited >= COMMIT_STALL_MS) {
-        since = Date.now() - waited;
-        log.error(
-          `writes stalled: a COMMIT on ${this.host} has waited ${Math.round(waited / 1000)} s unanswered, and every request that writes waits with it. The server takes statements but does not finish commits: a synchronous standby it waits for is gone (synchronous_standby_names; with Patroni, synchronous_mode_strict) or its disk is full`,
-        );
-      } else if (since !== null && waited < COMMIT_STALL_MS) {
-        log.warn(
-          `writes resumed: commits on ${this.host} finish again, after ${Math.round((Date.now() - since) / 1000)} s stalled`,
-        );
-        since = null;
+      if (waited < COMMIT_STALL_MS) {
+        if (this.stalledSince !== null) {
+          log.warn(
+            `writes resumed: commits on ${this.host} finish again, after ${Math.round((Date.now() - this.stalledSince) / 1000)} s stalled`,
+          );
+          this.stalledSince = null;
+        }
+        return;
       }
+      if (this.stalledSince !== null || asking) return;
+      asking = true;
+      void probe
+        .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+        .then(([row]) => {
+          if (!row?.n || this.stalledSince !== null || this.commitWaitMs < COMMIT_STALL_MS) return;
+          this.stalledSince = Date.now() - this.commitWaitMs;
+          log.error(
+            `writes stalled: a COMMIT on ${this.host} has waited ${Math.round(this.commitWaitMs / 1000)} s for a synchronous standby (${row.n} backends waiting), and every request that writes waits with it: the standby named by synchronous_standby_names is gone (with Patroni, synchronous_mode_strict and no standby left)`,
+          );
+        })
+        .catch(() => undefined) // a server that does not answer is the heartbeat's to find
+        .finally(() => {
+          asking = false;
+        });
     }, 1_000).unref();
   }
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { COMMIT_STALL_MS, type Db, type Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Http } from './types.js';
 
 const HEALTH_SCHEMA = {
@@ -18,8 +18,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
  * (frozen) is down for a probe too: a probe that hangs is read as a dead gateway, not as a dead database.
  * The probe has a connection of its own: a pool busy with a load spike must not make every instance look
  * dead to the balancer at once; a pool that has lost its database (its pooler gone) answers 503 without it, and
- * so does a process whose COMMITs have gone unanswered for COMMIT_STALL_MS (writes stalled: a synchronous
- * standby gone), though its reads answer.
+ * so does a process whose writes are stalled (its COMMITs waiting for a synchronous standby that is gone),
+ * though its reads answer.
  */
 export function healthRoute(app: Http, db: Db): void {
   // (behind a pooler, to the server itself: a probe waiting in the pooler's queue during a spike is the same)
@@ -34,7 +34,7 @@ export function healthRoute(app: Http, db: Db): void {
       // process answers 503 to every request meanwhile, so the balancer must send them elsewhere
       if (!db.available) throw new Error('the pool has lost its database');
       // a server that takes statements but finishes no commit (a synchronous standby gone): every write hangs
-      if (db.commitWaitMs >= COMMIT_STALL_MS) throw new Error('writes stalled');
+      if (db.writesStalled) throw new Error('writes stalled');
       await Promise.race([probe.query('SELECT 1'), late]);
       return { status: 'ok' as const };
     } catch {
