@@ -82,6 +82,9 @@ export async function startHaGateway(opts: HaOptions): Promise<HaGateway> {
     };
     // its migrations commit through synchronous replication: slow on a machine with a dear flush
     const gateway = await spawnGateway(['serve'], env, 120_000);
+    // the failovers these tests make may leave the new primary's commits waiting for its new synchronous standby
+    // (strict mode) for some seconds: the gateway says so, rightly
+    gateway.logs.expect('writes stalled');
     stops.push(async () => {
       await gateway.stop();
     });
