@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openStreams, startEventStream } from '../events/index.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ipBucket } from '../platform/net/ip.js';
-import type { PaidSales } from './paid-watch.js';
+import type { PaidSales, SaleOutcome } from './paid-watch.js';
 import type { PayerSale } from './payer-sale.js';
 import type { StreamsPerAddress } from './stream-limit.js';
 
@@ -18,7 +18,8 @@ export interface PayerStreamDeps {
 
 /**
  * The payer's page's Server-Sent Events for one sale: a single `paid` event (data: where to go next) when
- * it is paid, or `expired` when its charge can no longer be paid; the stream then ends. The sale is read
+ * it is paid, or `expired` when its charge can no longer be paid (its time is up, it was cancelled or
+ * refused); the stream then ends. The sale is read
  * once, after the watch on the feed is in place, so a payment just before the stream opened is not missed.
  */
 export async function openPayerStream(
@@ -34,14 +35,14 @@ export async function openPayerStream(
       limit: { max: deps.limit.max, retryAfterSeconds: 60 },
     });
   }
-  let paidEarly = false;
-  let onPaid = () => {
-    paidEarly = true;
+  let early: SaleOutcome | null = null;
+  let onOutcome = (outcome: SaleOutcome) => {
+    early ??= outcome;
   };
   let stopWatching: () => void;
   let state: PayerSale;
   try {
-    stopWatching = await deps.paid.watch(saleId.toLowerCase(), () => onPaid());
+    stopWatching = await deps.paid.watch(saleId.toLowerCase(), (outcome) => onOutcome(outcome));
   } catch (err) {
     release();
     throw err;
@@ -77,9 +78,10 @@ export async function openPayerStream(
   startEventStream(reply, end, 'no-store');
   res.write('retry: 3000\n\n');
 
-  if (paidEarly || state.sale.paid) return finish('paid');
-  if (state.sale.status !== 'PENDENTE') return finish('expired');
-  onPaid = () => finish('paid');
+  if (early === 'paid' || state.sale.paid) return finish('paid');
+  if (early === 'ended' || state.sale.status !== 'PENDENTE') return finish('expired');
+  // cancelled (by its merchant, or its session paid another way) or refused meanwhile: it can no longer be paid
+  onOutcome = (outcome) => finish(outcome === 'paid' ? 'paid' : 'expired');
   keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   const expiresAt = state.sale.chargeExpiresAt?.getTime();

@@ -195,6 +195,15 @@ describe("the payer's sale stream", () => {
     expect(await s.text()).toBe('retry: 3000\n\nevent: expired\ndata: {}\n\n');
   });
 
+  it('sends `expired` to a page already open when its sale is cancelled meanwhile, then ends', async () => {
+    const link = await createLink(server, merchant);
+    const { saleId } = await pay(`/pay/${link.slug}`);
+    const s = await stream(`/pay/${link.slug}/sales/${saleId}/events`);
+    expect(s.status).toBe(200);
+    await moveTo(server, merchant, saleId, 'CANCELADO');
+    expect(await s.text()).toBe('retry: 3000\n\nevent: expired\ndata: {}\n\n');
+  });
+
   it('answers 404 for a sale of another link, session or merchant, an unknown sale and an unknown link', async () => {
     const link = await createLink(server, merchant);
     const otherLink = await createLink(server, other);
