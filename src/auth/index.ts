@@ -28,7 +28,7 @@ export {
   endSessionsOnNewPassword,
   SessionService,
 } from './sessions.js';
-export { matchingStep, newTotpSecret, TotpService } from './totp.js';
+export { isCodeOfStep, matchingStep, newTotpSecret, TotpService } from './totp.js';
 export { AccessLinks } from './users/access.js';
 export { activeUsersWithRole, newestSealedTwoFactorSecret } from './users/data.js';
 export {

@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { type Actor, recordAudit } from '../audit/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
+import { constantTimeEqual } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
 import { conflict, validation } from '../platform/errors/app-error.js';
 import { clearAttempts, confirmationKey, withAttempt } from './attempts.js';
@@ -27,6 +28,21 @@ export function matchingStep(secretBase32: string, code: string, nowMs = Date.no
   if (!CODE.test(code)) return null;
   const delta = totpFor(secretBase32).validate({ token: code, timestamp: nowMs, window: WINDOW });
   return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
+}
+
+/**
+ * Whether `code` is the code of `step` (a step already recorded, such as the one that enrolled the authenticator),
+ * and that step is at most `maxAgeSteps` old.
+ */
+export function isCodeOfStep(
+  secretBase32: string,
+  code: string,
+  step: number,
+  maxAgeSteps: number,
+  nowMs = Date.now(),
+): boolean {
+  if (!CODE.test(code) || Math.floor(nowMs / 1000 / PERIOD) - step > maxAgeSteps) return false;
+  return constantTimeEqual(totpFor(secretBase32).generate({ timestamp: step * PERIOD * 1000 }), code);
 }
 
 /** A new TOTP secret and its otpauth:// URL for an authenticator app (the label names the person). */

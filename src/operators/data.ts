@@ -14,6 +14,8 @@ export interface OperatorRow {
   totp_pending_enc: string | null;
   created_at: Date;
   last_login_at: Date | null;
+  /** The time step of the last code accepted (at first, the one that enrolled the authenticator). */
+  totp_last_step: number;
 }
 
 /** What the console shows of an operator (never a hash or a secret). */
@@ -62,10 +64,13 @@ export async function consumeOperatorStep(q: Queryable, operatorId: number, step
 
 /**
  * The code that enrolled the authenticator, accepted once more for the operator's first login: the console goes
- * from enrolment straight to the login form, where the app still shows that code. Only while the operator has
- * never logged in and only that step (still within the usual window); the same statement spends it, so two
- * logins with it cannot both pass.
+ * from enrolment straight to the login form, where the person still has that code. Only while the operator has
+ * never logged in and only that step (the caller checks the code is that step's, within ENROLMENT_CODE_STEPS);
+ * the same statement spends it, so two logins with it cannot both pass.
  */
+/** How long the enrolment's code stays good for the first login: 10 minutes of 30-second steps. */
+export const ENROLMENT_CODE_STEPS = 20;
+
 export async function consumeEnrolmentStep(q: Queryable, operatorId: number, step: number): Promise<boolean> {
   const rows = await q.query(
     `UPDATE operators SET last_login_at = now()

@@ -1,6 +1,7 @@
 import {
   clearAttempts,
   imitatePasswordCheck,
+  isCodeOfStep,
   matchingStep,
   verifyPassword,
   withAttempt,
@@ -10,7 +11,13 @@ import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secre
 import type { Db, Queryable } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
-import { consumeEnrolmentStep, consumeOperatorStep, findOperatorByEmail, type OperatorRow } from './data.js';
+import {
+  consumeEnrolmentStep,
+  consumeOperatorStep,
+  ENROLMENT_CODE_STEPS,
+  findOperatorByEmail,
+  type OperatorRow,
+} from './data.js';
 import type { OperatorRole } from './roles.js';
 
 /** A console session lasts a working shift, and ends sooner on logout. */
@@ -72,10 +79,15 @@ export class OperatorSessions {
       }
       const secret = row.totp_secret_enc ? unseal(this.secretsKey, row.totp_secret_enc) : null;
       const step = secret ? matchingStep(secret, totpCode) : null;
+      // the first login may still use the code that enrolled the authenticator, for some minutes (the console
+      // says so on the way from enrolment to the login form)
+      const enrolment =
+        secret !== null &&
+        row.last_login_at === null &&
+        isCodeOfStep(secret, totpCode, row.totp_last_step, ENROLMENT_CODE_STEPS);
       const accepted =
-        step !== null &&
-        ((await consumeOperatorStep(this.db, row.id, step)) ||
-          (await consumeEnrolmentStep(this.db, row.id, step)));
+        (step !== null && (await consumeOperatorStep(this.db, row.id, step))) ||
+        (enrolment && (await consumeEnrolmentStep(this.db, row.id, row.totp_last_step)));
       if (!accepted) {
         await recordOperatorAudit(this.db, actor, { action: 'login.failed' });
         throw wrong();

@@ -29,6 +29,33 @@ const post = <T = unknown>(path: string, body?: unknown, headers: Record<string,
 type Envelope = { success: false; error: { code: string; message: string } };
 
 describe("operators' sign-in", () => {
+  it('the code that enrolled the authenticator opens the first login minutes later, once; never a later one', async () => {
+    await inFreshTotpStep();
+    const invited = await inviteOperator(server, 'support');
+    const password = 'uma-senha-de-operador';
+    const accepted = await post<{ totpSecret: string }>('/api/ops/auth/accept-invitation', {
+      token: invited.token,
+      password,
+    });
+    const secret = accepted.body.totpSecret;
+    expect(
+      (await post('/api/ops/auth/totp/enable', { token: invited.token, code: totpCode(secret) })).status,
+    ).toBe(204);
+    // as if enrolled three minutes ago: that step's code is past the usual window, and still the enrolment's
+    await server.runtime.platform.db.query(
+      'UPDATE operators SET totp_last_step = totp_last_step - 6 WHERE email = $1',
+      [invited.email],
+    );
+    const login = (code: string) =>
+      post<Envelope>('/api/ops/auth/login', { email: invited.email, password, totpCode: code });
+    // a code of another old step is not the enrolment's
+    expect((await login(totpCode(secret, -7))).status).toBe(401);
+    expect((await login(totpCode(secret, -6))).status).toBe(200);
+    // spent: the second login needs a fresh code
+    expect((await login(totpCode(secret, -6))).status).toBe(401);
+    expect((await login(totpCode(secret, 0))).status).toBe(200);
+  });
+
   it('invites by link and e-mail, makes the operator enrol TOTP before the first session', async () => {
     await inFreshTotpStep();
     const invited = await inviteOperator(server, 'risk');
