@@ -118,6 +118,18 @@ describe('errorMeaning', () => {
     expect(errorMeaning('VALIDATION_ERROR', 'when.binIn has more than 10000 entries')).toBe(
       'Dados inválidos: confira os BINs (6 dígitos).',
     );
+    // the server's words (src/risk/rules.ts): what to mark, not "Dados inválidos."
+    expect(
+      errorMeaning(
+        'VALIDATION_ERROR',
+        'a review holds a card authorization: when.methods names no card method',
+      ),
+    ).toBe(
+      'Uma regra de análise segura uma autorização de cartão: marque ao menos uma forma de cartão (crédito ou débito).',
+    );
+    expect(errorMeaning('CONFLICT', 'a fee plan named "Padrão 2026" already exists')).toBe(
+      'Já existe um plano de tarifas chamado "Padrão 2026": escolha outro nome.',
+    );
   });
 
   it('says a refusal in the words of what was refused (a fee plan, a stale decision, an operator invited twice)', () => {

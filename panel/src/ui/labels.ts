@@ -343,6 +343,15 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
   if (code === 'EMAIL_TAKEN' && /is already an operator$/.test(message)) {
     return 'Este e-mail já é de um operador (ou de um convite em aberto).';
   }
+  if (code === 'CONFLICT') {
+    const plan = /^a fee plan named "(.*)" already exists$/.exec(message)?.[1];
+    if (plan !== undefined) return `Já existe um plano de tarifas chamado "${plan}": escolha outro nome.`;
+  }
+  if (code === 'VALIDATION_ERROR' && /when\.methods names no card method$/.test(message)) {
+    return /^a review/.test(message)
+      ? 'Uma regra de análise segura uma autorização de cartão: marque ao menos uma forma de cartão (crédito ou débito).'
+      : 'BINs e impressões de cartão só valem para vendas com cartão: marque ao menos uma forma de cartão.';
+  }
   if (code === 'INVALID_IP') {
     const value = /"([^"]*)"/.exec(message)?.[1];
     if (value !== undefined) return `Endereço IP inválido: "${value}".`;
