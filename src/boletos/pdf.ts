@@ -205,12 +205,28 @@ export function instructions(b: BoletoRow): string[] {
   return lines;
 }
 
+/** Latin letters with a stroke, which no Unicode decomposition takes back to their base letter. */
+const UNDECOMPOSED: Readonly<Record<string, string>> = {
+  Đ: 'D',
+  đ: 'd',
+  Ł: 'L',
+  ł: 'l',
+  Ħ: 'H',
+  ħ: 'h',
+  Ŧ: 'T',
+  ŧ: 't',
+  ı: 'i',
+  Ɨ: 'I',
+  ƚ: 'l',
+};
+
 /** The characters of WinAnsi beyond Latin-1, which the standard fonts also draw. */
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
 
 /**
  * Text a merchant or a buyer typed (a shop's name, an item) as the standard fonts can draw it: a character
- * outside WinAnsi loses its accents if that makes it drawable, else becomes "?" (pdf-lib throws on it).
+ * outside WinAnsi loses its accents (or its stroke: Đ, Ł) if that makes it drawable, else becomes "?" (pdf-lib
+ * throws on it).
  */
 export function drawable(text: string): string {
   const ok = (c: string) => {
@@ -220,7 +236,7 @@ export function drawable(text: string): string {
   return [...text]
     .map((c) => {
       if (ok(c)) return c;
-      const bare = c.normalize('NFKD').replace(/\p{M}/gu, '');
+      const bare = (UNDECOMPOSED[c] ?? c).normalize('NFKD').replace(/\p{M}/gu, '');
       return bare !== '' && [...bare].every(ok) ? bare : '?';
     })
     .join('');

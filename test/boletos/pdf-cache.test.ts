@@ -75,7 +75,9 @@ describe('what a boleto prints of the sale', () => {
     });
     expect(Buffer.from(pdf).subarray(0, 5).toString()).toBe('%PDF-');
     expect(drawable('Loja 🛒 Ação')).toBe('Loja ? Ação');
-    expect(drawable('ǅemal Ħ')).toBe('Dzemal ?');
+    expect(drawable('ǅemal Ħ')).toBe('Dzemal H');
+    // letters with a stroke lose it, as others lose their accents; what has no Latin letter stays "?"
+    expect(drawable('Nguyễn Văn Đức & Łukasz 😀')).toBe('Nguyen Van Duc & Lukasz ?');
     expect(
       purchaseOf([
         { title: 'Camiseta', quantity: 2 },
