@@ -28,8 +28,8 @@ export function BoletoPanel(props: {
   if (expired) {
     return (
       <section class="card" aria-labelledby="boleto-title">
-        <h2 id="boleto-title">Este boleto venceu</h2>
-        <p>O prazo para pagar este boleto terminou. Se você não pagou, gere um novo.</p>
+        <h2 id="boleto-title">Este boleto não pode mais ser pago</h2>
+        <p>O prazo para pagar este boleto terminou, ou a loja o cancelou. Se você não pagou, gere um novo.</p>
         <button type="button" onClick={props.onNew}>
           Gerar novo boleto
         </button>

@@ -110,6 +110,7 @@ export function PayerForm({
     if ((e?.relatedTarget as HTMLElement | null)?.getAttribute('type') === 'submit') return;
     setLeft((old) => ({ ...old, [f]: true }));
   };
+  // each field as long as the server takes it (src/checkout/schemas.ts): a longer one was refused whole, unnamed
   const field = (f: FieldName) => ({
     id: f,
     problem: shown(f),
@@ -235,8 +236,8 @@ export function PayerForm({
         />
       )}
       <h2>Seus dados</h2>
-      <Field {...field('name')} label="Nome completo" autoComplete="name" />
-      <Field {...field('email')} label="E-mail" autoComplete="email" inputMode="email" />
+      <Field {...field('name')} label="Nome completo" autoComplete="name" maxLength={200} />
+      <Field {...field('email')} label="E-mail" autoComplete="email" inputMode="email" maxLength={320} />
       <Field
         {...field('document')}
         label="CPF ou CNPJ"
@@ -285,10 +286,10 @@ export function PayerForm({
             autoComplete="postal-code"
             onInput={(v) => set('zipCode', zipMask(v))}
           />
-          <Field {...field('street')} label="Rua" autoComplete="address-line1" />
-          <Field {...field('number')} label="Número" />
-          <Field {...field('district')} label="Bairro" />
-          <Field {...field('city')} label="Cidade" autoComplete="address-level2" />
+          <Field {...field('street')} label="Rua" autoComplete="address-line1" maxLength={200} />
+          <Field {...field('number')} label="Número" maxLength={20} />
+          <Field {...field('district')} label="Bairro" maxLength={100} />
+          <Field {...field('city')} label="Cidade" autoComplete="address-level2" maxLength={100} />
           <div class="field">
             <label for="f-state">Estado</label>
             <select

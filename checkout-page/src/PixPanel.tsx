@@ -21,8 +21,10 @@ export function PixPanel(props: {
   if (expired) {
     return (
       <section class="card" aria-labelledby="pix-title">
-        <h2 id="pix-title">Este Pix expirou</h2>
-        <p>O prazo para pagar este código terminou. Se você não pagou, gere um novo Pix.</p>
+        <h2 id="pix-title">Este Pix não pode mais ser pago</h2>
+        <p>
+          O prazo para pagar este código terminou, ou a loja o cancelou. Se você não pagou, gere um novo Pix.
+        </p>
         <button type="button" onClick={props.onNewPix}>
           Gerar novo Pix
         </button>
