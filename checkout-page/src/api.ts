@@ -112,6 +112,22 @@ const REFUSALS: Record<number, string> = {
 const refusal = (res: Response, otherwise: string): string =>
   res.status === 429 ? tooManyText(res.headers.get('retry-after')) : (REFUSALS[res.status] ?? otherwise);
 
+/**
+ * A link whose last uses are held by payments still under way (a Pix or boleto not yet paid, an authorization):
+ * 410 as a link used up, but a use comes back if one of them lapses, so the form stays for a later try.
+ */
+const HELD =
+  'Este link está reservado por outro pagamento em andamento. Se ele não for concluído, o link volta a aceitar pagamentos: tente de novo mais tarde.';
+
+/** The refusal of a payer's request as a PayError: a 410 closes the form, unless its uses are only held. */
+async function refusalError(res: Response, otherwise: string): Promise<PayError> {
+  if (res.status === 410) {
+    const body = (await res.json().catch(() => null)) as { message?: unknown } | null;
+    if (typeof body?.message === 'string' && /in progress/.test(body.message)) return new PayError(HELD);
+  }
+  return new PayError(refusal(res, otherwise), res.status === 410);
+}
+
 export class PayError extends Error {
   constructor(
     message: string,
@@ -144,12 +160,9 @@ export async function pay(
     if (payment.method === 'PIX') savePayerToken(page, payment.payerToken);
     return payment;
   }
-  throw new PayError(
-    refusal(
-      res,
-      `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
-    ),
-    res.status === 410,
+  throw await refusalError(
+    res,
+    `Não foi possível gerar ${method === 'PIX' ? 'o Pix' : 'o boleto'} agora. Tente de novo em instantes.`,
   );
 }
 
@@ -166,14 +179,14 @@ async function post<T>(url: string, body: unknown, otherwise: string): Promise<T
     throw new PayError('Sem conexão. Confira sua internet e tente de novo.');
   }
   if (res.status === 201) return (await res.json()) as T;
-  throw new PayError(refusal(res, otherwise), res.status === 410);
+  throw await refusalError(res, otherwise);
 }
 
 /** The installments the payer may choose for this page's amount (an open link's: the amount typed). */
 export async function installmentsOf(page: PageData, amountCents?: number): Promise<InstallmentOption[]> {
   const query = amountCents === undefined ? '' : `?amountCents=${amountCents}`;
   const res = await fetch(`${payPath(page)}/installments${query}`);
-  if (res.status !== 200) throw new PayError(refusal(res, 'Não foi possível ver as parcelas.'));
+  if (res.status !== 200) throw await refusalError(res, 'Não foi possível ver as parcelas.');
   return ((await res.json()) as { options: InstallmentOption[] }).options;
 }
 
