@@ -105,6 +105,17 @@ describe('Regras de risco', () => {
       .click();
     await page.getByRole('status').getByText('Regra "Cartão acima de R$ 500" excluída').waitFor();
     await page.getByText('Nenhuma regra ainda.').waitFor();
+
+    // the audit log says the rule as the rules page does: its conditions and action in words, amounts in reais
+    await menu.getByRole('link', { name: 'Auditoria' }).click();
+    const audit = page.getByRole('table', { name: 'Auditoria' });
+    await audit
+      .getByText(/condições: meios: Crédito; valor acima de R\$\s500,00; ação: Analisar \(cartão\)/)
+      .first()
+      .waitFor();
+    const text = (await audit.textContent()) ?? '';
+    expect(text).not.toContain('amountCentsAbove');
+    expect(text).not.toContain('"methods"');
   });
 
   it("a shop's cards paused by its refusals, the review rejected: its page says so, and the operator resumes them", async () => {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { date, money } from '../../ui/format';
 import { Card, ErrorText, Table, useAttempt } from '../../ui/kit';
 import { label, WITHDRAWAL_STATUS } from '../../ui/labels';
-import { type AuditPage, api } from '../api';
+import { type AuditPage, api, type RiskRuleInput } from '../api';
 import {
   ACCOUNT_STATUS,
   ANTICIPATION_STATUS,
@@ -11,7 +11,9 @@ import {
   auditTarget,
   DISCREPANCY_KIND,
   OPERATOR_ROLE,
+  RISK_ACTION,
 } from '../labels';
+import { whenText } from '../risk-words';
 
 type Entry = AuditPage['data'][number];
 
@@ -41,6 +43,12 @@ const FIELD: Record<string, string> = {
   kind: 'tipo',
   amount: 'valor',
   e2eid: 'Pix (E2E)',
+  when: 'condições',
+  action: 'ação',
+  createdAt: 'criada em',
+  createdBy: 'por',
+  rule: 'regra nº',
+  ruleName: 'regra',
 };
 
 /** A plan's credit rates by installments ({"1": "3.49", "2-6": …}) as the fee plans page says them. */
@@ -62,6 +70,9 @@ const VALUE: Record<string, string> = {
 /** One recorded value: a plan or anything named by its name, cents as R$, a status in words. */
 function valueText(key: string, v: unknown): string {
   if (v === null || v === undefined) return '—';
+  // a risk rule's conditions and action, as the rules page says them
+  if (key === 'when' && typeof v === 'object') return whenText(v as RiskRuleInput['when']);
+  if (key === 'action' && typeof v === 'string') return label(RISK_ACTION, v);
   if (typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string') {
     return (v as { name: string }).name;
   }

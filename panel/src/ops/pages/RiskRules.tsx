@@ -1,22 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { centsOf, date, money } from '../../ui/format';
+import { centsOf, date } from '../../ui/format';
 import { Card, ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
 import { api, type RiskRule, type RiskRuleInput, reaches } from '../api';
 import { Decision } from '../Decision';
 import { PAYMENT_METHOD, RISK_ACTION } from '../labels';
+import { LISTS, type ListField, whenText } from '../risk-words';
 
 type Method = NonNullable<RiskRuleInput['when']['methods']>[number];
-type ListField = 'emailDomainIn' | 'emailIn' | 'documentIn' | 'binIn' | 'cardFingerprintIn' | 'ipIn';
-
-const LISTS: { key: ListField; label: string; hint: string }[] = [
-  { key: 'emailDomainIn', label: 'Domínios de e-mail', hint: 'exemplo.com' },
-  { key: 'emailIn', label: 'E-mails', hint: 'comprador@exemplo.com' },
-  { key: 'documentIn', label: 'CPF ou CNPJ', hint: '52998224725' },
-  { key: 'binIn', label: 'BINs (6 primeiros dígitos do cartão)', hint: '411111' },
-  { key: 'cardFingerprintIn', label: 'Impressões de cartão', hint: '64 dígitos hexadecimais' },
-  { key: 'ipIn', label: 'Endereços IP ou faixas', hint: '203.0.113.0/24 ou 2001:db8::/32' },
-];
 
 /** One entry a line (or separated by commas). */
 const entries = (text: string) =>
@@ -26,18 +17,7 @@ const entries = (text: string) =>
     .filter((e) => e !== '');
 
 function summary(rule: RiskRule): string {
-  const w = rule.when;
-  const parts: string[] = [];
-  if (w.methods) parts.push(`meios: ${w.methods.map((m) => label(PAYMENT_METHOD, m)).join(', ')}`);
-  if (w.amountCentsAbove !== undefined) parts.push(`valor acima de ${money(w.amountCentsAbove)}`);
-  for (const list of LISTS) {
-    const values = w[list.key];
-    if (values)
-      parts.push(
-        `${list.label.toLowerCase()}: ${values.slice(0, 3).join(', ')}${values.length > 3 ? ` (+${values.length - 3})` : ''}`,
-      );
-  }
-  return parts.join('; ');
+  return whenText(rule.when);
 }
 
 const EMPTY = {
