@@ -3,6 +3,7 @@
  * on the same database pool, so each case can be compared with the cheapest work of its own shape.
  */
 
+import type * as SignalsModule from '../src/cli/signals.js';
 import type * as PixClientModule from '../src/payment-standards/pix-api-client.js';
 import type * as ConfigModule from '../src/platform/config/config.js';
 import type { Platform } from '../src/platform/context.js';
@@ -13,9 +14,8 @@ import type * as SettlerModule from '../src/sales/settlement/settler.js';
 
 // the gateway as `npm start` runs it: the compiled dist/ (npm run bench builds first), not sources through tsx
 const { loadConfig } = (await import('../dist/platform/config/config.js' as string)) as typeof ConfigModule;
-const { closeOnSignals, startRuntime } = (await import(
-  '../dist/runtime.js' as string
-)) as typeof RuntimeModule;
+const { startRuntime } = (await import('../dist/runtime.js' as string)) as typeof RuntimeModule;
+const { closeOnSignals } = (await import('../dist/cli/signals.js' as string)) as typeof SignalsModule;
 
 async function baselines(app: Http, platform: Platform): Promise<void> {
   const { db } = platform;

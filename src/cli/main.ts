@@ -49,20 +49,23 @@ async function main(argv: string[]): Promise<number> {
     // The database is opened (the embedded server started: a process of its own) while the runtime's modules
     // load, rather than after them: the two take about as long as each other.
     const { createLogger } = await import('../platform/observability/logger.js');
+    const { closeOnSignals } = await import('./signals.js');
     const log = createLogger(config.logLevel);
     const database = openDatabase(config, {
       log: (message) => log.info(message),
       watch: { warn: (message) => log.warn(message), error: (message) => log.error(message) },
     });
     database.catch(() => undefined); // its failure is the runtime's to report, once it awaits it
-    // loaded only here: operator commands start faster without the HTTP stack
-    const { closeOnSignals, startRuntime } = await import('../runtime.js');
-    // `serve --no-worker` and `worker` let the API and the background workers scale apart on one database
-    const runtime = startRuntime(config, {
-      http: first === 'serve',
-      workers: !argv.includes('--no-worker'),
-      started: { log, database },
-    });
+    // loaded only here: operator commands start faster without the HTTP stack; `serve --no-worker` and `worker`
+    // let the API and the background workers scale apart on one database
+    const runtime = import('../runtime.js').then(({ startRuntime }) =>
+      startRuntime(config, {
+        http: first === 'serve',
+        workers: !argv.includes('--no-worker'),
+        started: { log, database },
+      }),
+    );
+    // before the runtime's modules have loaded: a signal meanwhile (the database waited for) stops the start
     closeOnSignals(runtime, database);
     await runtime;
     return -1; // keep running

@@ -25,7 +25,8 @@ describe('coalescedReader', () => {
       return new Map(keys.map((k) => [k, seen]));
     });
     const first = read('a');
-    await new Promise((r) => setTimeout(r, 5)); // the first load is under way
+    // the first load is under way (waited for, not timed: a loaded machine may run a 5 ms timer before it starts)
+    while (started.length === 0) await new Promise((r) => setTimeout(r, 1));
     value = 'new';
     expect(await read('a')).toBe('new');
     expect(await first).toBe('old');
