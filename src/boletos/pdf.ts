@@ -72,7 +72,7 @@ interface Mark {
  * The page's lines of text written as one text object of content-stream operators, each font named once in the
  * page's resources: pdf-lib's drawText wraps every line in a graphics state and a text object of its own, formats
  * each number through its operator objects, and, given a `font`, adds that font to the page's resources again
- * under a new name twice a call (a page of thirty lines carried sixty names of two fonts). The text is each
+ * under a new name twice a call (a page's 29 names of two fonts, each found by a search of the ones before). The text is each
  * font's own encoding of it, as drawText writes it. Marks are drawn last by pdf-lib, over everything.
  */
 class Words {

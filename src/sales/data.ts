@@ -218,6 +218,26 @@ export async function saleStatus(q: Queryable, saleId: number): Promise<string |
   return row?.status ?? null;
 }
 
+/** A sale's owner and status by its public id: what a route serving one of its documents needs to know. */
+export async function saleOwnerAndStatus(
+  q: Queryable,
+  id: PublicId,
+): Promise<{ id: number; account_id: number; status: string } | null> {
+  const [row] =
+    id.kind === 'uuid'
+      ? await q.query<{ id: number; account_id: number; status: string }>(
+          'SELECT id, account_id, status FROM sales WHERE uuid = $1',
+          [id.uuid],
+          { prepare: 'sale_owner_status_by_uuid' },
+        )
+      : await q.query<{ id: number; account_id: number; status: string }>(
+          'SELECT id, account_id, status FROM sales WHERE id = $1',
+          [id.id],
+          { prepare: 'sale_owner_status_by_id' },
+        );
+  return row ? { ...row, id: Number(row.id) } : null;
+}
+
 /** The uuids of sales by id. */
 export async function saleUuids(q: Queryable, ids: number[]): Promise<Map<number, string>> {
   const rows = await q.query<{ id: number; uuid: string }>(

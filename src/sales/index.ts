@@ -39,6 +39,7 @@ export {
   lockSale,
   lockSalesById,
   type SaleOrigin,
+  saleOwnerAndStatus,
   saleStatus,
   saleUuids,
   setPaidAtNoLaterThan,
