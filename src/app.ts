@@ -37,6 +37,7 @@ import { Onboarding, onboardingRoutes } from './onboarding/index.js';
 import {
   OperatorInvitations,
   OperatorSessions,
+  OperatorStaff,
   operatorRoutes,
   operatorSession,
   requireDeclaredOpsRoles,
@@ -175,6 +176,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     db,
     sessions: operatorSessions,
     invitations: new OperatorInvitations(db, mail, config.secretsKey, config.publicUrl),
+    staff: new OperatorStaff(db),
     secureCookies: config.production,
     loginLimit: limits.loginPerIp,
   });

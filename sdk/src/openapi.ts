@@ -11668,6 +11668,370 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ops/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an operator's role (from their next request on)
+         * @description Operators: admin (Administrador) and above.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "role": "support"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description support < risk < finance < admin; each includes the one before */
+                        role: "support" | "risk" | "finance" | "admin";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support",
+                         *         "status": "invited",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            operator: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                                status: "invited" | "enrolling" | "active" | "disabled";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/ops/operators/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an operator's access: their sessions end at once, their password and authenticator are forgotten; only a new invitation brings them back
+         * @description Operators: admin (Administrador) and above.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operator": {
+                         *         "id": 42,
+                         *         "email": "maria@example.com",
+                         *         "role": "support",
+                         *         "status": "invited",
+                         *         "createdAt": "2026-11-25T13:45:12.345Z",
+                         *         "lastLoginAt": "2026-11-25T13:45:12.345Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            operator: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                id: number;
+                                lastLoginAt: string | null;
+                                /** @description support < risk < finance < admin; each includes the one before */
+                                role: "support" | "risk" | "finance" | "admin";
+                                status: "invited" | "enrolling" | "active" | "disabled";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "VALIDATION_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "UNAUTHORIZED";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "CONFLICT";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "PAYLOAD_TOO_LARGE";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "INTERNAL_ERROR";
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "SERVICE_UNAVAILABLE";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ops/operators/{id}/resend-invitation": {
         parameters: {
             query?: never;

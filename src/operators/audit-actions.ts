@@ -31,6 +31,8 @@ export const OPERATOR_AUDIT_ACTIONS = [
   'operator.invited',
   'operator.invitation_resent',
   'operator.enrolled',
+  'operator.disabled',
+  'operator.role_changed',
   'login.succeeded',
   'login.failed',
   'logout',

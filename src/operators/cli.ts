@@ -57,4 +57,27 @@ export const operatorCommands: Command[] = [
       }
     },
   },
+  {
+    path: ['operators', 'disable'],
+    usage: 'gateway operators disable --email E [--json]',
+    summary:
+      "Disables an operator's access to the console: their sessions end at once, their password and authenticator are forgotten. A new invitation (the console's Operadores page) brings them back. The last active admin is kept.",
+    example: 'gateway operators disable --email ana@gateway.example',
+    optionHelp: { email: "the operator's e-mail (their login)" },
+    options: { email: { type: 'string' } },
+    async run({ db }, values) {
+      const [{ CLI_OPERATOR }, { OperatorStaff, operatorIdByEmail }] = await Promise.all([
+        import('./audit.js'),
+        import('./staff.js'),
+      ]);
+      const operator = await new OperatorStaff(db).disable(
+        await operatorIdByEmail(db, required(values, 'email')),
+        CLI_OPERATOR,
+      );
+      return {
+        result: { operator },
+        text: `operator ${operator.id} (${operator.email}) is disabled: their sessions ended; a new invitation from the console brings them back`,
+      };
+    },
+  },
 ];

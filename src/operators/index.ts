@@ -5,3 +5,4 @@ export { OPERATOR_ROLES, type OperatorRole, roleCovers } from './roles.js';
 export { operatorRoutes } from './routes.js';
 export { operatorActor, operatorSession, requireDeclaredOpsRoles } from './session.hook.js';
 export { OperatorSessions } from './sessions.js';
+export { OperatorStaff } from './staff.js';

@@ -58,8 +58,8 @@ export class OperatorInvitations {
 
   /**
    * A fresh invitation for an operator who has not finished enrolling (invited, or password set but the
-   * authenticator not confirmed): every earlier link stops working, enrolment starts over, and the new link
-   * is e-mailed to the operator only. Audited.
+   * authenticator not confirmed), or who was disabled and comes back: every earlier link stops working,
+   * enrolment starts over, and the new link is e-mailed to the operator only. Audited.
    */
   async resend(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
     return this.db.tx(async (tx) => {
@@ -67,12 +67,8 @@ export class OperatorInvitations {
         operatorId,
       ]);
       if (!row) throw notFound('Operator not found');
-      if (row.status !== 'invited' && row.status !== 'enrolling') {
-        throw conflict(
-          row.status === 'active'
-            ? `${row.email} has already enrolled: there is no invitation to resend`
-            : `${row.email} is disabled: there is no invitation to resend`,
-        );
+      if (row.status === 'active') {
+        throw conflict(`${row.email} has already enrolled: there is no invitation to resend`);
       }
       await tx.query(
         `UPDATE operator_invitations SET expires_at = now()
@@ -80,7 +76,9 @@ export class OperatorInvitations {
         [row.id],
       );
       const [fresh] = await tx.query<OperatorRow>(
-        `UPDATE operators SET status = 'invited', password_hash = NULL, totp_pending_enc = NULL
+        // a disabled operator invited again enrols from the start, as a new one (their first login included)
+        `UPDATE operators SET status = 'invited', password_hash = NULL, totp_pending_enc = NULL,
+                last_login_at = CASE WHEN status = 'disabled' THEN NULL ELSE last_login_at END
           WHERE id = $1 RETURNING *`,
         [row.id],
       );

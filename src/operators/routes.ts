@@ -9,11 +9,13 @@ import { listOperators, operatorView } from './data.js';
 import type { OperatorInvitations } from './invitations.js';
 import {
   AcceptInvitationBody,
+  ChangeOperatorBody,
   EnableTotpBody,
   InvitedOperator,
   InviteOperatorBody,
   OperatorAuditPage,
   OperatorAuditQuery,
+  OperatorChanged,
   OperatorIdPath,
   OperatorList,
   OperatorLoginBody,
@@ -28,11 +30,13 @@ import {
   signedOutOperator,
 } from './session.hook.js';
 import type { OperatorSessions } from './sessions.js';
+import type { OperatorStaff } from './staff.js';
 
 export interface OperatorRouteDeps {
   db: Db;
   sessions: OperatorSessions;
   invitations: OperatorInvitations;
+  staff: OperatorStaff;
   secureCookies: boolean;
   /** Counts sign-in attempts per source IP (null: off), shared with the panel's login. */
   loginLimit: AuthHook | null;
@@ -41,7 +45,7 @@ export interface OperatorRouteDeps {
 const A = { errorShape: 'envelope' as const };
 const NoContent = { type: 'null', description: 'No content' } as const;
 
-/** Operators' sign-in, their list and invitations, and the operator audit log. */
+/** Operators' sign-in, their list, invitations, roles and offboarding, and the operator audit log. */
 export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promise<void> {
   const requireOperator = operatorSession(deps.sessions);
   const limited = deps.loginLimit ? { onRequest: deps.loginLimit } : {};
@@ -201,6 +205,52 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
       const operator = await deps.invitations.resend(Number(request.params.id), operatorActor(request));
       return { operator, invitationSent: true as const };
     },
+  );
+
+  app.post(
+    '/api/ops/operators/:id/disable',
+    {
+      config: { ...A, opsRole: 'admin', errors: ['NOT_FOUND', 'CONFLICT', 'FORBIDDEN'] },
+      onRequest: requireOperator,
+      schema: {
+        tags: ['console'],
+        summary:
+          "Disable an operator's access: their sessions end at once, their password and authenticator are forgotten; only a new invitation brings them back",
+        params: OperatorIdPath,
+        response: {
+          200: OperatorChanged,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
+        },
+      },
+    },
+    async (request) => ({
+      operator: await deps.staff.disable(Number(request.params.id), operatorActor(request)),
+    }),
+  );
+
+  app.patch(
+    '/api/ops/operators/:id',
+    {
+      config: { ...A, opsRole: 'admin', errors: ['NOT_FOUND', 'CONFLICT', 'FORBIDDEN'] },
+      onRequest: requireOperator,
+      schema: {
+        tags: ['console'],
+        summary: "Change an operator's role (from their next request on)",
+        params: OperatorIdPath,
+        body: ChangeOperatorBody,
+        response: {
+          200: OperatorChanged,
+          ...errorAnswers(EnvelopeErrorBody, [400, 401, 403, 404, 409]),
+        },
+      },
+    },
+    async (request) => ({
+      operator: await deps.staff.changeRole(
+        Number(request.params.id),
+        request.body.role,
+        operatorActor(request),
+      ),
+    }),
   );
 
   app.get(

@@ -58,6 +58,8 @@ export const InvitedOperator = Type.Object({
       'The one-time invitation link was e-mailed to the operator (only there: the console never sees it)',
   }),
 });
+export const ChangeOperatorBody = Type.Object({ role: OperatorRoleName });
+export const OperatorChanged = Type.Object({ operator: OperatorView });
 export const OperatorIdPath = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,15}$' }) });
 
 export const OperatorAuditQuery = Type.Object({

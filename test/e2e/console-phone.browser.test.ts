@@ -56,6 +56,7 @@ describe("the operators' console on a phone", () => {
     const sale = await sandboxSale(server, m, {});
     await moveTo(server, m, sale.id, 'PAGO');
     const admin = await createOperator(server, 'admin');
+    await createOperator(server, 'support'); // Operadores shows another's role and access to change
     const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await signInToConsole(page, server, admin);
     const menu = page.getByRole('navigation', { name: 'Principal' });

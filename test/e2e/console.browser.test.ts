@@ -305,7 +305,7 @@ describe("the operators' console", () => {
 
     await menu(page).getByRole('link', { name: 'Operadores' }).click();
     await page.getByLabel('E-mail').fill('novo-operador@gateway.example');
-    await page.getByLabel('Papel').selectOption('finance');
+    await page.getByLabel('Papel', { exact: true }).selectOption('finance');
     await page.getByRole('button', { name: 'Convidar' }).click();
     // nothing is sent before "Confirmar"
     await page
@@ -348,5 +348,39 @@ describe("the operators' console", () => {
       body: { token: second, password: 'uma-senha-de-operador' },
     });
     expect(fresh.status).toBe(200);
+
+    // someone changes job, someone leaves: a role changed, an access disabled (never one's own)
+    const colleague = await createOperator(server, 'support');
+    await menu(page).getByRole('link', { name: 'Contas' }).click();
+    await menu(page).getByRole('link', { name: 'Operadores' }).click();
+    const staff = page.getByRole('table', { name: 'Operadores' });
+    await staff.getByRole('cell', { name: colleague.email, exact: true }).waitFor();
+    await staff
+      .getByRole('row', { name: new RegExp(admin.email.replace(/[.]/g, '\\.')) })
+      .getByText('Você')
+      .waitFor();
+    await page.getByRole('button', { name: `Mudar papel de ${colleague.email}` }).click();
+    const roleDialog = page.getByRole('dialog', { name: `Mudar o papel de ${colleague.email}?` });
+    await roleDialog.getByLabel('Novo papel').selectOption('risk');
+    await roleDialog.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByRole('status').getByText(`${colleague.email} agora tem o papel Risco.`).waitFor();
+    await clean(page, 'console-11-operator-role');
+    await page.getByRole('button', { name: `Desativar ${colleague.email}` }).click();
+    await page
+      .getByRole('dialog', { name: `Desativar o acesso de ${colleague.email}?` })
+      .getByRole('button', { name: 'Desativar' })
+      .click();
+    await page
+      .getByRole('status')
+      .getByText(`Acesso de ${colleague.email} desativado: as sessões abertas terminaram.`)
+      .waitFor();
+    await staff
+      .getByRole('row', { name: new RegExp(colleague.email.replace(/[.]/g, '\\.')) })
+      .getByText('Desativado')
+      .waitFor();
+    await page.getByRole('button', { name: `Convidar de novo ${colleague.email}` }).waitFor();
+    await clean(page, 'console-12-operator-disabled');
+    const gone = await call('GET', `${server.url}/api/ops/auth/me`, { headers: colleague.ops });
+    expect(gone.status).toBe(401);
   });
 });

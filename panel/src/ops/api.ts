@@ -176,6 +176,10 @@ export const api = {
     request<Invited>('POST', '/api/ops/operators', { email, role }),
   resendInvitation: (id: number) =>
     request<Invited>('POST', `/api/ops/operators/${id}/resend-invitation`, {}),
+  disableOperator: (id: number) =>
+    request<{ operator: OperatorView }>('POST', `/api/ops/operators/${id}/disable`, {}),
+  changeOperatorRole: (id: number, role: OperatorRole) =>
+    request<{ operator: OperatorView }>('PATCH', `/api/ops/operators/${id}`, { role }),
   audit: (p: { accountId?: number; cursor?: string }) =>
     request<AuditPage>('GET', `/api/ops/audit${query(p)}`),
 };

@@ -110,6 +110,8 @@ export const AUDIT_ACTION: Record<OperatorAuditAction, string> = {
   'operator.invited': 'Convidou um operador',
   'operator.invitation_resent': 'Reenviou o convite de um operador',
   'operator.enrolled': 'Concluiu o cadastro',
+  'operator.disabled': 'Desativou um operador',
+  'operator.role_changed': 'Mudou o papel de um operador',
   'login.succeeded': 'Entrou',
   'login.failed': 'Errou a senha ou o código',
   logout: 'Saiu',

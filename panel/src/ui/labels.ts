@@ -346,6 +346,15 @@ export function errorMeaning(code: string, message: string, retryAfter: number |
   if (code === 'CONFLICT') {
     const plan = /^a fee plan named "(.*)" already exists$/.exec(message)?.[1];
     if (plan !== undefined) return `Já existe um plano de tarifas chamado "${plan}": escolha outro nome.`;
+    if (/is the only active admin/.test(message)) {
+      return 'Este é o único administrador ativo: torne outro operador administrador antes.';
+    }
+    if (/^You cannot (disable your own access|change your own role)/.test(message)) {
+      return 'Você não pode mudar o seu próprio acesso: peça a outro administrador.';
+    }
+    if (/is disabled: invite them again/.test(message)) {
+      return 'Este operador está desativado: convide-o de novo para dar um papel.';
+    }
   }
   if (code === 'VALIDATION_ERROR' && /when\.methods names no card method$/.test(message)) {
     return /^a review/.test(message)

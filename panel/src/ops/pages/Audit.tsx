@@ -11,6 +11,7 @@ import {
   auditTarget,
   DISCREPANCY_KIND,
   OPERATOR_ROLE,
+  OPERATOR_STATUS,
   RISK_ACTION,
 } from '../labels';
 import { whenText } from '../risk-words';
@@ -56,6 +57,7 @@ const INSTALLMENTS: Record<string, string> = { '1': 'à vista', '2-6': '2 a 6x',
 
 /** Statuses and values the audit records, in words (accounts, withdrawals, anticipations, reviews, roles). */
 const VALUE: Record<string, string> = {
+  ...OPERATOR_STATUS,
   ...WITHDRAWAL_STATUS,
   ...ACCOUNT_STATUS,
   ...OPERATOR_ROLE,
