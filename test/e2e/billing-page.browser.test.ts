@@ -124,8 +124,14 @@ describe('the subscriber’s page', () => {
 
     await page.getByText(/^A assinatura continua até .* e não é cobrada de novo\.$/).waitFor();
     await page.getByRole('button', { name: 'Cancelar no fim do período' }).click();
-    await page.getByRole('button', { name: 'Confirmar o cancelamento' }).click();
+    // a double click sends one cancellation
+    const cancels: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && /\/cancel$/.test(r.url())) cancels.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Confirmar o cancelamento' }).dblclick();
     await page.getByText(/Cancelamento agendado para/).waitFor();
+    expect(cancels).toHaveLength(1);
     await clean(page, 'billing-04-cancel-scheduled');
     const after = await api<{ cancelAtPeriodEnd: boolean; status: string }>(
       'GET',

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { CopyButton } from '../CopyButton';
 import {
   BRAND_NAMES,
@@ -322,12 +322,22 @@ function CancelSection(props: {
   onDone: (b: Billing) => void;
 }) {
   const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const sending = useRef(false);
   const [problem, setProblem] = useState<string | null>(null);
+  // one request at a time: a second click while the first is on its way sends nothing
   const confirm = async () => {
+    if (sending.current) return;
+    sending.current = true;
+    setBusy(true);
+    setProblem(null);
     try {
       props.onDone(await post(props.token, 'cancel', {}));
     } catch (err) {
       setProblem(err instanceof BillingError ? err.message : 'Algo deu errado. Tente de novo.');
+    } finally {
+      sending.current = false;
+      setBusy(false);
     }
   };
   return (
@@ -345,10 +355,10 @@ function CancelSection(props: {
       )}
       {asking ? (
         <>
-          <button type="button" onClick={confirm}>
-            Confirmar o cancelamento
+          <button type="button" onClick={confirm} disabled={busy}>
+            {busy ? 'Cancelando…' : 'Confirmar o cancelamento'}
           </button>{' '}
-          <button type="button" class="secondary" onClick={() => setAsking(false)}>
+          <button type="button" class="secondary" onClick={() => setAsking(false)} disabled={busy}>
             Manter a assinatura
           </button>
         </>
