@@ -351,6 +351,12 @@ describe("the operators' console", () => {
 
     // someone changes job, someone leaves: a role changed, an access disabled (never one's own)
     const colleague = await createOperator(server, 'support');
+    // a support operator trying an admin's change: refused, and recorded as such
+    const tried = await call('POST', `${server.url}/api/ops/operators/${admin.id}/disable`, {
+      headers: colleague.ops,
+      body: {},
+    });
+    expect(tried.status).toBe(403);
     await menu(page).getByRole('link', { name: 'Contas' }).click();
     await menu(page).getByRole('link', { name: 'Operadores' }).click();
     const staff = page.getByRole('table', { name: 'Operadores' });
@@ -382,5 +388,18 @@ describe("the operators' console", () => {
     await clean(page, 'console-12-operator-disabled');
     const gone = await call('GET', `${server.url}/api/ops/auth/me`, { headers: colleague.ops });
     expect(gone.status).toBe(401);
+    // the audit log says both in words
+    await menu(page).getByRole('link', { name: 'Auditoria' }).click();
+    const audit = page.getByRole('table', { name: 'Auditoria' });
+    const disabledRow = audit.getByRole('row').filter({ hasText: 'Desativou um operador' }).first();
+    await disabledRow.getByText(`Antes: papel: Risco; e-mail: ${colleague.email}; situação: Ativo`).waitFor();
+    await disabledRow.getByText('Depois: situação: Desativado').waitFor();
+    await audit
+      .getByRole('row')
+      .filter({ hasText: 'Tentou algo além do seu papel (recusado)' })
+      .first()
+      .getByText('Nada mudou: o papel do operador não permite isso.')
+      .waitFor();
+    await clean(page, 'console-13-audit-operators');
   });
 });

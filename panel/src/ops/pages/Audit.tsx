@@ -57,7 +57,6 @@ const INSTALLMENTS: Record<string, string> = { '1': 'à vista', '2-6': '2 a 6x',
 
 /** Statuses and values the audit records, in words (accounts, withdrawals, anticipations, reviews, roles). */
 const VALUE: Record<string, string> = {
-  ...OPERATOR_STATUS,
   ...WITHDRAWAL_STATUS,
   ...ACCOUNT_STATUS,
   ...OPERATOR_ROLE,
@@ -66,7 +65,6 @@ const VALUE: Record<string, string> = {
   resumed: 'Retomados',
   held: 'Retidos',
   released: 'Liberados',
-  insufficient: 'Papel insuficiente',
 };
 
 /** One recorded value: a plan or anything named by its name, cents as R$, a status in words. */
@@ -97,21 +95,28 @@ function valueText(key: string, v: unknown): string {
 }
 
 /** A before or after as one line of "field: value" pairs (an object), or the value itself. */
-function stateText(state: unknown): string {
+function stateText(state: unknown, action: string): string {
   if (state === null || state === undefined) return '';
   if (typeof state !== 'object') return String(state);
+  // an operator's status in the operators' words (an account's "active" is "Ativa")
+  const said = (k: string, v: unknown) =>
+    k === 'status' && action.startsWith('operator.') && typeof v === 'string'
+      ? label(OPERATOR_STATUS, v)
+      : valueText(k, v);
   // the database keeps a record's keys in its own order (shortest first): a period reads from its start
   const first = (k: string) => (k === 'from' ? 0 : k === 'to' ? 1 : 2);
   return Object.entries(state as Record<string, unknown>)
     .sort(([a], [b]) => first(a) - first(b))
-    .map(([k, v]) => `${FIELD[k] ?? k}: ${valueText(k, v)}`)
+    .map(([k, v]) => `${FIELD[k] ?? k}: ${said(k, v)}`)
     .join('; ');
 }
 
 /** What the action changed: before → after, as recorded. */
 function Change({ e }: { e: Entry }) {
-  const before = stateText(e.before);
-  const after = stateText(e.after);
+  // a refusal changed nothing: it says why it was refused
+  if (e.action === 'denied') return <>Nada mudou: o papel do operador não permite isso.</>;
+  const before = stateText(e.before, e.action);
+  const after = stateText(e.after, e.action);
   if (!before && !after) return <>—</>;
   return (
     <>
