@@ -8,6 +8,7 @@ import { isEmailAddress } from '../platform/net/email.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
 import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
 import { OPERATOR_ROLE_LABELS, type OperatorRole } from './roles.js';
+import { expireInvitations, takeTurn } from './staff.js';
 
 export const INVITATION_HOURS = 72;
 
@@ -63,18 +64,17 @@ export class OperatorInvitations {
    */
   async resend(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
     return this.db.tx(async (tx) => {
-      const [row] = await tx.query<OperatorRow>('SELECT * FROM operators WHERE id = $1 FOR UPDATE', [
+      // in turn with the other changes of operators (a disable), and the invitations before the operator, as an
+      // enrolment takes them: never a deadlock with either
+      await takeTurn(tx);
+      await expireInvitations(tx, operatorId);
+      const [row] = await tx.query<OperatorRow>('SELECT * FROM operators WHERE id = $1 FOR NO KEY UPDATE', [
         operatorId,
       ]);
       if (!row) throw notFound('Operator not found');
       if (row.status === 'active') {
         throw conflict(`${row.email} has already enrolled: there is no invitation to resend`);
       }
-      await tx.query(
-        `UPDATE operator_invitations SET expires_at = now()
-          WHERE operator_id = $1 AND enrolled_at IS NULL AND expires_at > now()`,
-        [row.id],
-      );
       const [fresh] = await tx.query<OperatorRow>(
         // a disabled operator invited again enrols from the start, as a new one (their first login included)
         `UPDATE operators SET status = 'invited', password_hash = NULL, totp_pending_enc = NULL,
@@ -127,7 +127,11 @@ export class OperatorInvitations {
   }
 
   /** The first code of the authenticator: the operator becomes active and may log in. */
-  async enableTotp(token: string, code: string): Promise<void> {
+  async enableTotp(
+    token: string,
+    code: string,
+    origin: { ip: string | null; userAgent: string | null },
+  ): Promise<void> {
     await this.db.tx(async (tx) => {
       const operator = await this.spend(tx, token, 'enrol');
       const pending = operator.totp_pending_enc ? unseal(this.secretsKey, operator.totp_pending_enc) : null;
@@ -142,7 +146,7 @@ export class OperatorInvitations {
       );
       await recordOperatorAudit(
         tx,
-        { id: operator.id, email: operator.email, ip: null, userAgent: null },
+        { id: operator.id, email: operator.email, ...origin },
         { action: 'operator.enrolled', target: `operator:${operator.id}` },
       );
     });

@@ -81,7 +81,7 @@ export async function operatorRoutes(app: Http, deps: OperatorRouteDeps): Promis
       },
     },
     async (request, reply) => {
-      await deps.invitations.enableTotp(request.body.token, request.body.code);
+      await deps.invitations.enableTotp(request.body.token, request.body.code, requestOrigin(request));
       return reply.code(204).send(null);
     },
   );

@@ -16,7 +16,10 @@ export class OperatorStaff {
   constructor(private readonly db: Db) {}
 
   disable(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
-    return this.db.tx(async (tx) => {
+    return this.refusalsAudited(operatorId, actor, async (tx) => {
+      await takeTurn(tx);
+      // the invitations first, then the operator: the order an enrolment takes them in (invitations.ts)
+      await expireInvitations(tx, operatorId);
       const target = await this.lockTarget(tx, operatorId, actor, 'disable your own access');
       if (target.status === 'disabled') return operatorView(target);
       await this.keepAnAdmin(
@@ -32,11 +35,6 @@ export class OperatorStaff {
         [target.id],
       );
       await tx.query('DELETE FROM operator_sessions WHERE operator_id = $1', [target.id]);
-      await tx.query(
-        `UPDATE operator_invitations SET expires_at = now()
-          WHERE operator_id = $1 AND enrolled_at IS NULL AND expires_at > now()`,
-        [target.id],
-      );
       await recordOperatorAudit(tx, actor, {
         action: 'operator.disabled',
         target: `operator:${target.id}`,
@@ -48,7 +46,8 @@ export class OperatorStaff {
   }
 
   changeRole(operatorId: number, role: OperatorRole, actor: OperatorActor): Promise<OperatorView> {
-    return this.db.tx(async (tx) => {
+    return this.refusalsAudited(operatorId, actor, async (tx) => {
+      await takeTurn(tx);
       const target = await this.lockTarget(tx, operatorId, actor, 'change your own role');
       if (target.status === 'disabled') {
         throw conflict(`${target.email} is disabled: invite them again to give them a role`);
@@ -76,10 +75,35 @@ export class OperatorStaff {
   }
 
   /**
-   * The operator to change, read with the one asking once every other change of operators has committed (they
+   * A change, in its transaction. Refused because the one asking was no longer an active admin when their turn
+   * came, the refusal is in the audit log, as every attempt beyond one's role is (written once the change's
+   * transaction is undone).
+   */
+  private async refusalsAudited<T>(
+    operatorId: number,
+    actor: OperatorActor,
+    change: (tx: Queryable) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.db.tx(change);
+    } catch (err) {
+      if (err instanceof NoLongerAdmin) {
+        await recordOperatorAudit(this.db, actor, {
+          action: 'denied',
+          target: `operator:${operatorId}`,
+          after: { role: 'insufficient' },
+        });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The operator to change, read with the one asking once every change of operators before has committed (they
    * take turns: two admins disabling each other at once, or the last two admins disabled together, cannot both
    * pass). The one asking must still be an active admin when their turn comes: an admin disabled or demoted a
-   * moment ago changes nobody.
+   * moment ago changes nobody. The rows are locked against a change of their columns, not of their keys: audit
+   * rows naming them (a foreign key's share lock) are written meanwhile by other transactions.
    */
   private async lockTarget(
     tx: Queryable,
@@ -90,17 +114,14 @@ export class OperatorStaff {
     if (actor.id !== null && Number(actor.id) === operatorId) {
       throw conflict(`You cannot ${own}: another admin can`);
     }
-    await lockForTransaction(tx, 'operator-staff', 0);
     const ids = actor.id === null ? [operatorId] : [operatorId, actor.id];
     const rows = await tx.query<OperatorRow>(
-      'SELECT * FROM operators WHERE id = ANY($1::bigint[]) FOR UPDATE',
+      'SELECT * FROM operators WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
       [ids],
     );
     if (actor.id !== null) {
       const self = rows.find((r) => Number(r.id) === Number(actor.id));
-      if (self?.status !== 'active' || self.role !== 'admin') {
-        throw new AppError('FORBIDDEN', 'Only an active admin changes operators');
-      }
+      if (self?.status !== 'active' || self.role !== 'admin') throw new NoLongerAdmin();
     }
     const target = rows.find((r) => Number(r.id) === operatorId);
     if (!target) throw notFound('Operator not found');
@@ -116,6 +137,30 @@ export class OperatorStaff {
     );
     if (others.length === 0) throw conflict(message);
   }
+}
+
+/** The one asking was disabled or demoted while their change waited its turn. */
+class NoLongerAdmin extends AppError {
+  constructor() {
+    super('FORBIDDEN', 'Only an active admin changes operators');
+  }
+}
+
+/**
+ * Changes of operators (a role, an access disabled, an invitation sent again) take turns, one transaction at a
+ * time, each seeing the results of those before.
+ */
+export async function takeTurn(tx: Queryable): Promise<void> {
+  await lockForTransaction(tx, 'operator-staff', 0);
+}
+
+/** Every invitation of the operator not yet used up stops working now. */
+export async function expireInvitations(tx: Queryable, operatorId: number): Promise<void> {
+  await tx.query(
+    `UPDATE operator_invitations SET expires_at = now()
+      WHERE operator_id = $1 AND enrolled_at IS NULL AND expires_at > now()`,
+    [operatorId],
+  );
 }
 
 /** The operator with this e-mail (the command line names operators by their login). */

@@ -41,8 +41,15 @@ const me = (op: TestOperator) =>
 const auditOf = async (admin: TestOperator, target: number) =>
   (
     await call<{
-      data: { action: string; target: string; operatorEmail: string; before: unknown; after: unknown }[];
-    }>('GET', `${server.url}/api/ops/audit`, { headers: admin.ops })
+      data: {
+        action: string;
+        at: string;
+        target: string;
+        operatorEmail: string;
+        before: unknown;
+        after: unknown;
+      }[];
+    }>('GET', `${server.url}/api/ops/audit?limit=100`, { headers: admin.ops })
   ).body.data.filter((e) => e.target === `operator:${target}`);
 
 describe("an operator's access, changed by an admin", () => {
@@ -186,6 +193,52 @@ describe("an operator's access, changed by an admin", () => {
       expect([401, 403]).toContain(statuses[1]);
       const alive = [await me(a), await me(b)].filter((r) => r.status === 200);
       expect(alive).toHaveLength(1);
+      // the refusal of one no longer an admin when their turn came is in the audit log, as any beyond one's role
+      const loser = ab.status === 200 ? b : a;
+      const winner = ab.status === 200 ? a : b;
+      if ((ab.status === 200 ? ba : ab).status === 403) {
+        const entries = await auditOf(winner, winner.id);
+        expect(entries.map((e) => [e.action, e.operatorEmail])).toContainEqual(['denied', loser.email]);
+      }
+    }
+  });
+
+  it('a disable meeting invitations sent again and an enrolment being finished: each takes its turn, none fails', async () => {
+    const admin = await createOperator(server, 'admin');
+    for (let round = 0; round < 4; round++) {
+      // invited again while disabled, twice, as it is disabled once more
+      const invited = await inviteThroughConsole(server, admin, mailbox, 'support');
+      const answers = await Promise.all([
+        send('POST', `/api/ops/operators/${invited.id}/resend-invitation`, admin),
+        send('POST', `/api/ops/operators/${invited.id}/disable`, admin),
+        send('POST', `/api/ops/operators/${invited.id}/resend-invitation`, admin),
+        send('POST', `/api/ops/operators/${invited.id}/disable`, admin),
+      ]);
+      for (const a of answers) expect(a.status, a.text).toBe(200);
+
+      // an enrolment finished as its operator is disabled: either order, never an error, disabled in the end
+      const enrolling = await inviteThroughConsole(server, admin, mailbox, 'risk');
+      const accepted = await call<{ totpSecret: string }>(
+        'POST',
+        `${server.url}/api/ops/auth/accept-invitation`,
+        {
+          body: { token: enrolling.token, password: 'uma-senha-de-operador' },
+        },
+      );
+      expect(accepted.status).toBe(200);
+      const [enrolled, disabled] = await Promise.all([
+        call<Envelope>('POST', `${server.url}/api/ops/auth/totp/enable`, {
+          body: { token: enrolling.token, code: totpCode(accepted.body.totpSecret) },
+        }),
+        send<Changed>('POST', `/api/ops/operators/${enrolling.id}/disable`, admin),
+      ]);
+      expect(disabled.status, disabled.text).toBe(200);
+      expect(disabled.body.operator.status).toBe('disabled');
+      if (enrolled.status !== 204) expect(enrolled.body.error.code).toBe('INVALID_TOKEN');
+      // the audit log's times in the order things happened
+      const entries = await auditOf(admin, enrolling.id);
+      const at = (action: string) => entries.find((e) => e.action === action)?.at;
+      if (enrolled.status === 204) expect(at('operator.enrolled')! <= at('operator.disabled')!).toBe(true);
     }
   });
 });
