@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Command, CommandContext, CommandHelp } from '../platform/cli/command.js';
-import { formatHelp, UsageError, usageProblem } from '../platform/cli/command.js';
+import { formatHelp, givenOnce, UsageError, usageProblem } from '../platform/cli/command.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { INTEGRATOR_COMMANDS, integratorUsageProblem } from './integrator/commands.js';
 import { COMMANDS } from './registry.js';
@@ -132,7 +132,9 @@ function parse(command: Command, argv: readonly string[]) {
     options: { ...command.options, json: { type: 'boolean' } },
     allowPositionals: (command.positionals ?? 0) > 0,
     strict: true,
+    tokens: true,
   });
+  givenOnce(parsed.tokens);
   if (parsed.positionals.length !== (command.positionals ?? 0))
     throw new UsageError(`usage: ${command.usage}`);
   return parsed;

@@ -210,6 +210,23 @@ describe('gateway accounts create', () => {
       2,
       /bogus/,
     );
+    // an option given twice is not the last one taken without a word
+    fails(
+      await gateway(
+        'accounts',
+        'create',
+        '--name',
+        'A',
+        '--name',
+        'B',
+        '--email',
+        email(),
+        '--password',
+        'pwpwpwpw',
+      ),
+      2,
+      /--name is given more than once: give it once/,
+    );
     fails(
       await gateway(
         'accounts',

@@ -130,6 +130,7 @@ describe('gateway trigger', () => {
       ['withdrawal.completed', '--sale', charge.body.uuid],
       ['sale.paid', '--withdrawal', cashout.body.uuid],
       ['sale.paid', '--sale', charge.body.uuid, '--withdrawal', cashout.body.uuid],
+      ['sale.paid', '--sale', charge.body.uuid, '--sale', charge.body.uuid],
     ]) {
       const r = await runGateway(['trigger', ...args], keysEnv(m));
       expect(r.code, args.join(' ')).toBe(2);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type CommandHelp, UsageError, usageProblem } from '../../platform/cli/command.js';
+import { type CommandHelp, givenOnce, UsageError, usageProblem } from '../../platform/cli/command.js';
 import { EVENT_NAMES, type EventName, isEventName } from '../../webhooks/cli.js';
 import { TARGET_HELP, TARGET_OPTIONS, targetOf } from './client.js';
 import { listen, parseListenArgs } from './listen.js';
@@ -71,12 +71,14 @@ function parsed(argv: readonly string[]): {
   positionals: string[];
 } {
   const name = argv[0] as 'listen' | 'trigger' | 'refund';
-  const { values, positionals } = parseArgs({
+  const { values, positionals, tokens } = parseArgs({
     args: argv.slice(1) as string[],
     options: OPTIONS[name],
     allowPositionals: name !== 'listen',
     strict: true,
+    tokens: true,
   });
+  givenOnce(tokens);
   return { values: values as Record<string, string | boolean | undefined>, positionals };
 }
 

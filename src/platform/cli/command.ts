@@ -56,6 +56,19 @@ export function usageProblem(err: unknown): string {
   return text;
 }
 
+/**
+ * Refuses an option given twice (`--email a --email b`): parseArgs keeps the last, and a command would act on
+ * whichever came last without a word. Takes parseArgs' tokens (`tokens: true`).
+ */
+export function givenOnce(tokens: readonly { kind: string; name?: string }[] | undefined): void {
+  const seen = new Set<string>();
+  for (const t of tokens ?? []) {
+    if (t.kind !== 'option' || t.name === undefined) continue;
+    if (seen.has(t.name)) throw new UsageError(`--${t.name} is given more than once: give it once`);
+    seen.add(t.name);
+  }
+}
+
 export function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
