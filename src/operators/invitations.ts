@@ -1,4 +1,4 @@
-import { checkPassword, hashPassword, matchingStep, newTotpSecret } from '../auth/index.js';
+import { checkPassword, clearAttempts, hashPassword, matchingStep, newTotpSecret } from '../auth/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
@@ -8,6 +8,7 @@ import { isEmailAddress } from '../platform/net/email.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
 import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
 import { OPERATOR_ROLE_LABELS, type OperatorRole } from './roles.js';
+import { attemptKey } from './sessions.js';
 import { expireInvitations, takeTurn } from './staff.js';
 
 export const INVITATION_HOURS = 72;
@@ -122,6 +123,8 @@ export class OperatorInvitations {
         `UPDATE operators SET password_hash = $2, totp_pending_enc = $3, status = 'enrolling' WHERE id = $1`,
         [operator.id, hash, seal(this.secretsKey, secret)],
       );
+      // a new password ends a lock of the old one's failures (an operator disabled and invited again)
+      await clearAttempts(tx, attemptKey(operator.email));
       return { totpSecret: secret, otpauthUrl };
     });
   }

@@ -40,7 +40,7 @@ export interface NewOperatorSession extends OperatorSession {
 
 const operatorOf = (row: OperatorRow): Operator => ({ id: Number(row.id), email: row.email, role: row.role });
 /** Failed operator logins are counted apart from merchant users' (the same table, another key space). */
-const attemptKey = (email: string) => `ops:${email}`;
+export const attemptKey = (email: string) => `ops:${email}`;
 const wrong = () => new AppError('INVALID_CREDENTIALS', 'Invalid e-mail, password or code');
 
 export class OperatorSessions {

@@ -96,7 +96,18 @@ describe("an operator's access, changed by an admin", () => {
     expect(role.status).toBe(409);
     expect(role.body.error.message).toMatch(/is disabled: invite them again/);
 
-    // invited again: a fresh enrolment (new password, new authenticator), then a first login
+    // someone tries the old password until the login locks
+    let locked = 0;
+    for (let i = 0; i < 7 && locked === 0; i++) {
+      const tried = await call('POST', `${server.url}/api/ops/auth/login`, {
+        body: { email: leaver.email, password: 'not-it', totpCode: '000000' },
+      });
+      if (tried.status === 429) locked++;
+    }
+    expect(locked).toBe(1);
+
+    // invited again: a fresh enrolment (new password, new authenticator), then a first login (the new password
+    // ends the lock)
     const mailsBefore = mailbox.to(leaver.email).length;
     const resent = await send<{ operator: { status: string } }>(
       'POST',
