@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDispute } from '../disputes/fixtures.js';
 import { moveTo, sandboxSale } from '../sales/fixtures.js';
 import { seriousViolations } from '../support/axe.js';
 import { cutChoices, launch, shot } from '../support/browser.js';
@@ -55,6 +56,7 @@ describe("the operators' console on a phone", () => {
     await createCashout(server.url, m, 150);
     const sale = await sandboxSale(server, m, {});
     await moveTo(server, m, sale.id, 'PAGO');
+    expect((await openDispute(server, m, sale.uuid, { kind: 'med' })).status).toBe(201);
     const admin = await createOperator(server, 'admin');
     await createOperator(server, 'support'); // Operadores shows another's role and access to change
     const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
@@ -71,6 +73,12 @@ describe("the operators' console on a phone", () => {
       expect(await cutChoices(page), name).toEqual([]);
       expect(await seriousViolations(page), name).toEqual([]);
     }
+    // a dispute names its sale, as the account's page does
+    await menu.getByRole('link', { name: 'Contestações', exact: true }).click();
+    await page
+      .getByRole('table', { name: 'Contestações' })
+      .getByText(sale.uuid.slice(0, 8), { exact: true })
+      .waitFor();
     // and an account's own page, with everything an admin may do to it
     await menu.getByRole('link', { name: 'Contas', exact: true }).click();
     await page.getByRole('link', { name: `#${m.accountId}` }).click();

@@ -25,7 +25,7 @@ export function Disputes() {
       {rows && (
         <Table
           label="Contestações"
-          head={['Conta', 'Tipo', 'Valor', 'Situação', 'Prazo', 'Aberta em']}
+          head={['Conta', 'Venda', 'Tipo', 'Valor', 'Situação', 'Prazo', 'Aberta em']}
           empty={rows.length === 0 && 'Nenhuma contestação.'}
         >
           {rows.map((d) => (
@@ -33,6 +33,7 @@ export function Disputes() {
               <td>
                 <a href={`#/contas/${d.accountId}`}>{d.accountName ?? `#${d.accountId}`}</a>
               </td>
+              <td>{d.saleId.slice(0, 8)}</td>
               <td>{label(DISPUTE_KIND, d.kind)}</td>
               <td>{money(d.amountCents)}</td>
               <td>{label(DISPUTE_STATUS, d.status)}</td>
