@@ -139,7 +139,13 @@ describe("the operators' console", () => {
     const suspend = page.getByRole('dialog', { name: 'Suspender a conta?' });
     // nothing is sent before a reason and "Confirmar"
     await expect(suspend.getByRole('button', { name: 'Confirmar' }).isDisabled()).resolves.toBe(true);
+    // and it says why "Confirmar" waits, read with the button
+    const why = suspend.getByText('Escreva o motivo para confirmar.');
+    await why.waitFor();
+    const confirmButton = suspend.getByRole('button', { name: 'Confirmar' });
+    expect(await confirmButton.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
     await suspend.getByLabel(/^Motivo/).fill('Muitas contestações');
+    await why.waitFor({ state: 'detached' });
     await clean(page, 'console-05-risk-account');
     await suspend.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByRole('status').getByText('Conta suspensa.').waitFor();

@@ -62,6 +62,8 @@ export interface DecisionProps {
   confirmLabel?: string;
   /** False keeps "Confirmar" disabled (a field the decision needs is empty). */
   ready?: boolean;
+  /** What is missing while it is not ready, said beside the disabled "Confirmar" (and read with it). */
+  waiting?: string;
   /** Does it; its answer decides the message. Throwing keeps the dialog open with the error. */
   run: () => Promise<string>;
   onDone?: () => void;
@@ -124,6 +126,11 @@ export function Decision(props: DecisionProps) {
         <h2 id={`${id}-title`}>{props.title}</h2>
         {props.children}
         <ErrorText error={error} />
+        {props.ready === false && props.waiting && (
+          <p class="muted" id={`${id}-waiting`}>
+            {props.waiting}
+          </p>
+        )}
         <div class="actions">
           <button type="button" class="secondary" onClick={close}>
             Voltar
@@ -132,6 +139,7 @@ export function Decision(props: DecisionProps) {
             type="button"
             class={props.danger ? 'danger' : undefined}
             disabled={busy || props.ready === false}
+            aria-describedby={props.ready === false && props.waiting ? `${id}-waiting` : undefined}
             onClick={() => void confirm()}
           >
             {props.confirmLabel ?? 'Confirmar'}

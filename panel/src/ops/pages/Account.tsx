@@ -131,6 +131,7 @@ function AccountDecision({
       title={text.title}
       danger={text.danger}
       ready={!text.reason || reason.trim() !== ''}
+      waiting="Escreva o motivo para confirmar."
       onOpen={() => setReason('')}
       run={async () => {
         await api.accountAction(account.id, action, reason.trim() || undefined);
@@ -182,6 +183,7 @@ function Approve({
       label={text.label}
       title={text.title}
       ready={choice.ready}
+      waiting="Escolha um plano de tarifas para confirmar."
       onOpen={() => choice.open(hasPlan)}
       run={async () => {
         const plan = await choice.approve(account.id, () => api.accountAction(account.id, 'approve'));

@@ -153,6 +153,7 @@ function RoleChange({ operator, onDone }: { operator: OperatorView; onDone: () =
       title={`Mudar o papel de ${operator.email}?`}
       onOpen={() => setRole(operator.role)}
       ready={role !== operator.role}
+      waiting="Escolha um papel diferente do atual para confirmar."
       run={async () => {
         const changed = (await api.changeOperatorRole(operator.id, role)).operator;
         await onDone();

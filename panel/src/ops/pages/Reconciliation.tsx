@@ -287,6 +287,7 @@ function Resolve({ discrepancy: d, onDone }: { discrepancy: Discrepancy; onDone:
       ariaLabel={`Resolver a divergência de ${money(d.amount)} (${kind})`}
       title="Resolver a divergência?"
       ready={note.trim() !== ''}
+      waiting="Escreva o que foi feito para confirmar."
       onOpen={() => setNote('')}
       run={async () => {
         await api.resolveDiscrepancy(d.id, note.trim());

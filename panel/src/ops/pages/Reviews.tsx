@@ -23,6 +23,7 @@ function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
         ariaLabel={`Aprovar a análise ${review.id}`}
         title="Aprovar a análise?"
         ready={!onboarding || choice.ready}
+        waiting="Escolha um plano de tarifas para confirmar."
         onOpen={() => {
           // an onboarding approval needs a fee plan: the account's, the platform's default, or one chosen here
           if (onboarding) {
@@ -58,6 +59,7 @@ function Decide({ review, onDone }: { review: Review; onDone: () => void }) {
         title="Recusar a análise?"
         danger
         ready={reason.trim() !== ''}
+        waiting="Escreva o motivo para confirmar."
         onOpen={() => setReason('')}
         run={async () => {
           await api.decideReview(review.id, 'reject', reason.trim());

@@ -126,6 +126,7 @@ function NewRule({ onMade }: { onMade: () => void }) {
           confirmLabel="Criar regra"
           // a rule needs a condition (the server refuses one without): not confirmed before one is filled
           ready={Boolean(conditions)}
+          waiting="Dê à regra ao menos uma condição para confirmar."
           run={async () => {
             const rule = await api.createRiskRule(ruleOf(form));
             setForm(EMPTY);
