@@ -43,7 +43,7 @@ import {
 } from './data.js';
 import { mailCharge, mailFailure, type SubscriptionMail } from './mails.js';
 import { freeMandatesOf } from './mandates.js';
-import { INCOMPLETE_HOURS, localDateOf, startOf } from './periods.js';
+import { brDate, INCOMPLETE_HOURS, localDateOf, startOf } from './periods.js';
 import {
   chargeTimeOf,
   endSubscription,
@@ -374,7 +374,8 @@ export class SubscriptionBiller {
       customer: { name, email, document, phone },
       items: [
         {
-          title: `${plan.name} (${period.start} a ${period.end})`,
+          // as the payer reads it, on the boleto and the receipt
+          title: `${plan.name} (${brDate(period.start)} a ${brDate(period.end)})`,
           unitPrice: plan.amount_cents,
           quantity: 1,
           tangible: false,

@@ -1,13 +1,14 @@
 import { accountName } from '../accounts/index.js';
 import { BRAND_NAMES, type CardBrand } from '../cards/index.js';
 import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
+import { formatLine } from '../payment-standards/index.js';
 import { unseal } from '../platform/crypto/sealed.js';
 import type { Queryable } from '../platform/db/db.js';
 import { formatBrl } from '../platform/money/money.js';
 import { greeting, nameForMail } from '../platform/text/names.js';
 import type { SaleRow } from '../sales/index.js';
 import type { PlanRow, SubscriptionRow } from './data.js';
-import { localDateOf } from './periods.js';
+import { brDate, localDateOf } from './periods.js';
 
 /** What an e-mail reads of a subscription's customer and plan (the subscriptions' `Subscriber`). */
 interface Subscriber {
@@ -28,7 +29,6 @@ const withTestNote = (mail: Outbox, paragraphs: string[]) =>
 
 const billingUrl = (mail: Outbox, sub: SubscriptionRow) =>
   `${mail.publicUrl}/billing/${unseal(mail.key, sub.billing_token_sealed)}`;
-const brDate = (date: string) => date.split('-').reverse().join('/');
 /**
  * "a assinatura Plano Ouro", or "a sua assinatura" for a plan name an e-mail may not print (one stored before
  * names were checked that a mail client could make a link of).
@@ -64,7 +64,7 @@ export async function mailCharge(
         greeting(who.customer.name),
         `${capital(subscriptionOf(who))} tem uma cobrança de ${amount} pelo período de ${brDate(period.start)} a ${brDate(period.end)}.`,
         boleto
-          ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${boleto.digitableLine}.`
+          ? `Boleto com vencimento em ${brDate(boleto.dueDate)}. Linha digitável: ${formatLine(boleto.digitableLine)}.`
           : `Pix com vencimento em ${brDate(dueDate)}. Pague com o Pix copia e cola ou pelo QR Code na página da assinatura: ${sale.pix_key}`,
       ]),
       ...(boleto ? { links: [{ label: 'Boleto em PDF', url: boleto.pdfUrl }] } : {}),

@@ -30,6 +30,9 @@ export function periodDate(anchor: LocalDate, interval: Interval, count: number,
 }
 
 /** The São Paulo date of an instant. */
+/** A local date as Brazilians write it: 2026-12-01 → 01/12/2026. */
+export const brDate = (date: LocalDate): string => date.split('-').reverse().join('/');
+
 export const localDateOf = (at: Date): LocalDate => toSaoPaulo(at).slice(0, 10);
 
 /** The instant a São Paulo date begins (its midnight there). */

@@ -202,7 +202,7 @@ describe('subscriptions and the account’s standing', () => {
     const sales = await salesOf(made.body.id);
     expect(sales.map((s) => s.status)).toEqual(['PAGO', 'PAGO']);
     // the period charged is the one running today
-    expect(sales[1]!.items[0]!.title).toContain(`(${today()} a `);
+    expect(sales[1]!.items[0]!.title).toContain(`(${today().split('-').reverse().join('/')} a `);
     const sub = await api<{ status: string; currentPeriodStart: string }>(
       m,
       'GET',

@@ -5,6 +5,7 @@
  * subscription.* and invoice.* events; another account sees none of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatLine } from '../../src/payment-standards/index.js';
 import { addDays } from '../../src/platform/time/calendar.js';
 import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { cardBody, cardEnding } from '../cards/cards.js';
@@ -795,7 +796,9 @@ describe('subscriptions by BOLETO', () => {
     expect(lookup.body).toMatchObject({ paymentMethod: 'BOLETO', status: 'PENDENTE' });
     expect(lookup.body.boleto.dueDate).toBe(made.body.currentPeriodStart);
     const mail = await waitUntil(() => mailbox.messages.find((m) => m.to === 'boleto-sub@example.com'));
-    expect(mail.text).toContain(lookup.body.boleto.digitableLine);
+    // the line grouped as people type it, as the PDF prints it
+    expect(mail.text).toContain(formatLine(lookup.body.boleto.digitableLine));
+    expect(mail.text).toMatch(/Linha digitável: \d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}\./);
     expect(mail.text).toMatch(/^Boleto em PDF: http\S+\.pdf\S*$/m);
     // a link in the HTML part, as the page's own button is
     expect(mail.html).toMatch(/<a href="http[^"]+\.pdf[^"]*">Boleto em PDF<\/a>/);
