@@ -55,6 +55,15 @@ const go = async (label: string) => {
   await page.getByRole('heading', { level: 1, name: label }).waitFor();
 };
 
+/** How many POSTs to `path` the page sends from now on (read with the function it answers). */
+function posts(path: string): () => number {
+  let n = 0;
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && new URL(r.url()).pathname === path) n++;
+  });
+  return () => n;
+}
+
 describe('the merchant panel', () => {
   it('serves the page with its security headers', async () => {
     const res = await call('GET', `${server.url}/`);
@@ -110,9 +119,12 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Gerar credencial' }).click();
     expect(await page.getByTestId('secret-value').count()).toBe(0);
     await page.getByLabel('Nome', { exact: true }).fill('Loja virtual');
-    await page.getByRole('button', { name: 'Gerar credencial' }).click();
+    // a double click makes one key pair (a second, its private key never shown, would be live)
+    const issued = posts('/api/credentials');
+    await page.getByRole('button', { name: 'Gerar credencial' }).dblclick();
     const secret = page.getByTestId('secret-value');
     await secret.waitFor();
+    expect(issued()).toBe(1);
     const privateKey = (await secret.textContent())!;
     const publicKey = (await page.locator('.card p code').first().textContent())!;
     expect(await page.getByText('você não verá esta chave novamente').count()).toBe(1);
@@ -171,8 +183,11 @@ describe('the merchant panel', () => {
     await all.check();
     // each event says what it tells, beside the name the receiver gets
     expect(await page.getByRole('checkbox', { name: 'Venda paga sale.paid', exact: true }).count()).toBe(1);
-    await page.getByRole('button', { name: 'Criar webhook' }).click();
+    // a double click makes one webhook
+    const created = posts('/api/webhook');
+    await page.getByRole('button', { name: 'Criar webhook' }).dblclick();
     await page.getByTestId('secret-value').waitFor();
+    expect(created()).toBe(1);
     expect(await page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
     // the new-webhook form starts over, so a second click cannot create the same webhook twice
     expect(await page.getByLabel('URL do webhook').first().inputValue()).toBe('');

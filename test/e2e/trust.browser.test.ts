@@ -116,8 +116,14 @@ describe('trust controls in the panel', () => {
       .waitFor();
 
     await page.getByLabel('O segredo atual continua assinando por').selectOption('24');
-    await page.getByRole('button', { name: 'Trocar segredo' }).click();
+    // a double click rotates once: a second rotation would drop the secret the receiver holds at once
+    let rotations = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && /\/rotate-secret$/.test(new URL(r.url()).pathname)) rotations++;
+    });
+    await page.getByRole('button', { name: 'Trocar segredo' }).dblclick();
     await expect.poll(() => page.getByTestId('secret-value').textContent()).toMatch(/^whsec_/);
+    expect(rotations).toBe(1);
     expect(await page.getByTestId('secret-value').textContent()).not.toBe(created.body.secret);
     await shot(page, 'trust-03-webhook-health');
   });

@@ -19,10 +19,10 @@ export function Anticipate({ onDone }: { onDone: () => void }) {
   const [done, setDone] = useState<Anticipation | null>(null);
   const [key, setKey] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const { error, attempt } = useAttempt(() => setDone(null));
+  const { error, act } = useAttempt(() => setDone(null));
 
   const simulate = () =>
-    attempt(async () => {
+    act(async () => {
       setSimulation(null);
       const cents = centsOf(reaisText(amount));
       if (cents === null || cents === 0) throw new Error('Digite um valor em reais, como 150,00.');
@@ -32,7 +32,7 @@ export function Anticipate({ onDone }: { onDone: () => void }) {
     });
 
   const confirm = () =>
-    attempt(async () => {
+    act(async () => {
       if (!simulation || !key) return;
       setBusy(true);
       try {

@@ -31,7 +31,7 @@ function Answer({ dispute, onDone }: { dispute: Dispute; onDone: (d: Dispute) =>
   const [text, setText] = useState('');
   const [problem, setProblem] = useState('');
   const [busy, setBusy] = useState(false);
-  const { error, attempt } = useAttempt();
+  const { error, act } = useAttempt();
   if (dispute.status !== 'needs_response' || !can('disputes.respond')) return null;
   const pick = (list: FileList | null) => {
     const chosen = [...(list ?? [])];
@@ -46,7 +46,7 @@ function Answer({ dispute, onDone }: { dispute: Dispute; onDone: (d: Dispute) =>
     setFiles(chosen);
   };
   const send = () =>
-    attempt(async () => {
+    act(async () => {
       setBusy(true);
       try {
         const form = new FormData();
@@ -58,7 +58,7 @@ function Answer({ dispute, onDone }: { dispute: Dispute; onDone: (d: Dispute) =>
       }
     });
   const accept = () =>
-    attempt(async () => {
+    act(async () => {
       // it cannot be undone: asked first, as the panel's other irreversible steps are
       if (
         !window.confirm('Aceitar esta contestação? Ela é encerrada e o valor contestado não volta ao saldo.')

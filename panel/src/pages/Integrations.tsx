@@ -90,7 +90,7 @@ function Credentials() {
   useEffect(() => {
     if (rolling) graceField.current?.focus();
   }, [rolling]);
-  const { error, setError, attempt } = useAttempt();
+  const { error, setError, act } = useAttempt();
   const refresh = () => api.credentials().then(setList).catch(setError);
   useEffect(() => {
     void refresh();
@@ -101,7 +101,7 @@ function Credentials() {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             // a date means "through the end of that day" in São Paulo
             const expiresAt = expires ? fromSaoPaulo(`${expires}T23:59:59`).toISOString() : undefined;
             setIssued(await api.createCredential({ name, scope, ...(expiresAt ? { expiresAt } : {}) }));
@@ -169,7 +169,7 @@ function Credentials() {
           aria-label="Trocar credencial"
           onSubmit={(e) => {
             e.preventDefault();
-            void attempt(async () => {
+            void act(async () => {
               setIssued(await api.rollCredential(rolling.id, grace));
               setRolling(null);
               void refresh();
@@ -206,7 +206,7 @@ function Credentials() {
           aria-label="Restringir credencial"
           onSubmit={(e) => {
             e.preventDefault();
-            void attempt(async () => {
+            void act(async () => {
               await api.narrowCredential(narrowing.id, narrowTo);
               setNarrowing(null);
               void refresh();
@@ -301,7 +301,7 @@ function Credentials() {
                         )
                       )
                         return;
-                      void attempt(async () => {
+                      void act(async () => {
                         await api.revokeCredential(c.id);
                         if (issued?.publicKey === c.publicKey) setIssued(null);
                         void refresh();

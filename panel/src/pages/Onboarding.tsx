@@ -71,7 +71,7 @@ export function Onboarding() {
   const [kind, setKind] = useState('id_front');
   const [file, setFile] = useState<File | null>(null);
   const [sent, setSent] = useState('');
-  const { error, attempt } = useAttempt(() => setSent(''));
+  const { error, attempt, act } = useAttempt(() => setSent(''));
   const load = () => attempt(async () => setState(await api.onboarding()));
   useEffect(() => {
     void load();
@@ -118,7 +118,7 @@ export function Onboarding() {
             onSubmit={(e) => {
               e.preventDefault();
               if (!file) return;
-              void attempt(async () => {
+              void act(async () => {
                 const form = new FormData();
                 form.append('kind', kind);
                 form.append('file', file, file.name);
@@ -195,7 +195,7 @@ export function SignUp({ onSignedIn }: { onSignedIn: (u: User) => void }) {
     state: '',
     zipCode: '',
   });
-  const { error, attempt } = useAttempt();
+  const { error, act } = useAttempt();
   const sandbox = useSandbox();
   const field = (key: keyof typeof form, text: string, extra: Record<string, unknown> = {}) => {
     // the API names the address's parts inside `address` ("address.zipCode")
@@ -220,7 +220,7 @@ export function SignUp({ onSignedIn }: { onSignedIn: (u: User) => void }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             const { street, number, complement, district, city, state, zipCode, ...rest } = form;
             const body: SignupInput = {
               ...rest,

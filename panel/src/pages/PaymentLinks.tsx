@@ -46,7 +46,7 @@ export function PaymentLinks() {
   const [links, setLinks] = useState<PaymentLink[] | null>(null);
   const [made, setMade] = useState<PaymentLink | null>(null);
   const [open, setOpen] = useState<PaymentLink | null>(null);
-  const { error, setError, attempt } = useAttempt();
+  const { error, setError, act } = useAttempt();
   const refresh = () =>
     api
       .paymentLinks()
@@ -110,7 +110,7 @@ export function PaymentLinks() {
                   class="link"
                   aria-label={`${l.active ? 'Desativar' : 'Ativar'} o link ${l.title}`}
                   onClick={() =>
-                    void attempt(async () => {
+                    void act(async () => {
                       setMade(null);
                       const changed = await api.setPaymentLinkActive(l.id, !l.active);
                       if (open?.id === l.id) setOpen(changed);
@@ -232,7 +232,7 @@ function NewLink({
   const [successUrl, setSuccessUrl] = useState('');
   const [split, setSplit] = useState<SplitTyped>(NO_SPLIT);
   const [problem, setProblem] = useState('');
-  const { error, attempt } = useAttempt(() => {
+  const { error, act } = useAttempt(() => {
     setProblem('');
     onAttempt();
   });
@@ -255,7 +255,7 @@ function NewLink({
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             const body: LinkInput = { title: title.trim(), methods };
             if (description.trim()) body.description = description.trim();
             if (open) {

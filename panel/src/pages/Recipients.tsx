@@ -277,14 +277,14 @@ function RecipientChanges({
 }) {
   const [name, setName] = useState(recipient.name);
   const [done, setDone] = useState('');
-  const { error, attempt } = useAttempt(() => setDone(''));
+  const { error, act } = useAttempt(() => setDone(''));
   return (
     <>
       <form
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             const changed = await api.updateRecipient(recipient.id, { name: name.trim() });
             onChanged(changed);
             setDone('Nome alterado.');
@@ -309,7 +309,7 @@ function RecipientChanges({
           class="secondary"
           aria-label={`${recipient.active ? 'Desativar' : 'Reativar'} o recebedor ${recipient.name}`}
           onClick={() =>
-            void attempt(async () => {
+            void act(async () => {
               const changed = await api.updateRecipient(recipient.id, { active: !recipient.active });
               onChanged(changed);
               setDone(changed.active ? 'Recebedor reativado.' : 'Recebedor desativado.');

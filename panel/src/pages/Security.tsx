@@ -21,7 +21,7 @@ function TwoFactor() {
   const [setup, setSetup] = useState<{ secret: string; qr: string } | null>(null);
   const [code, setCode] = useState('');
   const [done, setDone] = useState('');
-  const { error, attempt } = useAttempt(() => setDone(''));
+  const { error, act } = useAttempt(() => setDone(''));
   const codeField = (
     <div>
       <label for="totp-code">Código de 6 dígitos do aplicativo</label>
@@ -47,7 +47,7 @@ function TwoFactor() {
         <button
           type="button"
           onClick={() =>
-            void attempt(async () => {
+            void act(async () => {
               const s = await api.totpSetup();
               setSetup({
                 secret: s.secret,
@@ -63,7 +63,7 @@ function TwoFactor() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void attempt(async () => {
+            void act(async () => {
               await api.totpEnable(code);
               await api.me();
               setOn(true);
@@ -84,7 +84,7 @@ function TwoFactor() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void attempt(async () => {
+            void act(async () => {
               await api.totpDisable(code);
               await api.me();
               setOn(false);

@@ -28,7 +28,7 @@ export function NewPlan({ onMade }: { onMade: (plan: Plan) => void }) {
   const [taken, setTaken] = useState<PaymentMethod[] | null>(null);
   const [methods, setMethods] = useState<PaymentMethod[]>([]);
   const [problem, setProblem] = useState('');
-  const { error, attempt } = useAttempt(() => setProblem(''));
+  const { error, act } = useAttempt(() => setProblem(''));
   useEffect(() => {
     api.paymentMethods().then(
       ({ methods: can }) => {
@@ -47,7 +47,7 @@ export function NewPlan({ onMade }: { onMade: (plan: Plan) => void }) {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             const cents = centsOf(amount);
             if (cents === null || cents < 1) {
               setProblem('Digite o valor em reais, como 99,90.');
@@ -192,7 +192,7 @@ export function NewSubscription(props: {
   const [card, setCard] = useState(CARD_BY_EMAIL);
   const [address, setAddress] = useState<Address>(NO_ADDRESS);
   const [done, setDone] = useState('');
-  const { error, attempt } = useAttempt(() => setDone(''));
+  const { error, act } = useAttempt(() => setDone(''));
   const plan = plans.find((p) => p.id === planId) ?? plans[0];
   const customers =
     made && !props.customers.some((c) => c.id === made.id) ? [made, ...props.customers] : props.customers;
@@ -212,7 +212,7 @@ export function NewSubscription(props: {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             if (!plan || !chosen) return;
             // a new customer is made first; should the subscription be refused, it stays chosen for the retry
             let who = customer;

@@ -28,10 +28,10 @@ export const nextChargeText = (s: Subscription) =>
 
 /** Cancel now or at the period's end, for whoever may create charges. */
 export function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: Subscription) => void }) {
-  const { error, attempt } = useAttempt();
+  const { error, act } = useAttempt();
   if (!can('sales.create') || sub.status === 'canceled') return null;
   const cancel = (atPeriodEnd: boolean) =>
-    attempt(async () => onDone(await api.cancelSubscription(sub.id, atPeriodEnd)));
+    act(async () => onDone(await api.cancelSubscription(sub.id, atPeriodEnd)));
   return (
     <>
       {!sub.cancelAtPeriodEnd && (
@@ -68,14 +68,14 @@ export function CancelButtons({ sub, onDone }: { sub: Subscription; onDone: (s: 
 
 /** A plan turned off (it takes no new subscriptions; those it has go on) or on again. */
 function PlanSwitch({ plan, onDone }: { plan: Plan; onDone: (p: Plan) => void }) {
-  const { error, attempt } = useAttempt();
+  const { error, act } = useAttempt();
   if (!can('sales.create')) return null;
   return (
     <>
       <button
         type="button"
         class="link"
-        onClick={() => attempt(async () => onDone(await api.changePlan(plan.id, { active: !plan.active })))}
+        onClick={() => act(async () => onDone(await api.changePlan(plan.id, { active: !plan.active })))}
         aria-label={`${plan.active ? 'Desativar' : 'Reativar'} o plano ${plan.name}`}
       >
         {plan.active ? 'Desativar' : 'Reativar'}

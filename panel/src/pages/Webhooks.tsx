@@ -316,7 +316,7 @@ function WebhookHealth(props: {
   const [overlap, setOverlap] = useState(24);
   const [since, setSince] = useState('');
   const [info, setInfo] = useState('');
-  const { error, setError, attempt } = useAttempt(() => setInfo(''));
+  const { error, setError, act } = useAttempt(() => setInfo(''));
   useEffect(() => {
     api.webhookStats(hook.id).then(setStats).catch(setError);
   }, [hook.id, loads]);
@@ -332,7 +332,7 @@ function WebhookHealth(props: {
           <button
             type="button"
             onClick={() =>
-              void attempt(async () => {
+              void act(async () => {
                 await api.setWebhookStatus(hook.id, 'active');
                 props.onChanged(`${hook.webhookUrl} reativado.`);
               })
@@ -357,7 +357,7 @@ function WebhookHealth(props: {
           type="button"
           class="secondary"
           onClick={() =>
-            void attempt(async () => {
+            void act(async () => {
               await api.testWebhook(hook.id);
               setInfo(
                 hook.status === 'active'
@@ -381,7 +381,7 @@ function WebhookHealth(props: {
                 )
               )
                 return;
-              void attempt(async () => {
+              void act(async () => {
                 await api.setWebhookStatus(hook.id, 'disabled');
                 props.onChanged(`${hook.webhookUrl} desativado.`);
               });
@@ -395,7 +395,7 @@ function WebhookHealth(props: {
           class="danger"
           onClick={() => {
             if (!window.confirm('Excluir este webhook?')) return;
-            void attempt(async () => {
+            void act(async () => {
               await api.deleteWebhook(hook.id);
               props.onChanged(`${hook.webhookUrl} excluído.`);
             });
@@ -411,7 +411,7 @@ function WebhookHealth(props: {
           const now =
             'O segredo atual deixa de assinar agora: o receptor precisa do novo segredo já. Trocar?';
           if (overlap === 0 && !window.confirm(now)) return;
-          void attempt(async () => {
+          void act(async () => {
             setSecret((await api.rotateSecret(hook.id, overlap)).secret);
           });
         }}
@@ -437,7 +437,7 @@ function WebhookHealth(props: {
         class="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          void attempt(async () => {
+          void act(async () => {
             // typed as São Paulo time, the time the delivery log shows
             const r = await api.recover(hook.id, fromSaoPaulo(since).toISOString());
             setInfo(

@@ -200,6 +200,7 @@ export function Table({
  */
 export function useAttempt(reset?: () => void) {
   const [error, setError] = useState<unknown>(null);
+  const acting = useRef(false);
   const attempt = async (action: () => Promise<void>) => {
     setError(null);
     reset?.();
@@ -209,5 +210,19 @@ export function useAttempt(reset?: () => void) {
       setError(err);
     }
   };
-  return { error, setError, attempt };
+  /**
+   * A person's action (a form sent, a button pressed): as attempt, but one at a time. A second click while the
+   * first is on its way sends nothing, so a double click creates one webhook, one key pair, one link, and
+   * rotates a secret once.
+   */
+  const act = async (action: () => Promise<void>) => {
+    if (acting.current) return;
+    acting.current = true;
+    try {
+      await attempt(action);
+    } finally {
+      acting.current = false;
+    }
+  };
+  return { error, setError, attempt, act };
 }
