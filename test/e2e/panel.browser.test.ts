@@ -176,6 +176,12 @@ describe('the merchant panel', () => {
     // "Todos" is the default; unticked, nothing is chosen, and the form asks for a choice before sending
     const all = page.getByRole('checkbox', { name: /Todos os eventos de venda e de saque/ });
     expect(await all.isChecked()).toBe(true);
+    // "*" covers sales and withdrawals only: the other events are not shown as chosen, and the form says why
+    expect(await page.getByRole('checkbox', { name: /withdrawal\.completed$/ }).isChecked()).toBe(true);
+    for (const other of [/dispute\.opened$/, /subscription\.created$/, /anticipation\.paid$/]) {
+      expect(await page.getByRole('checkbox', { name: other }).isChecked()).toBe(false);
+    }
+    await page.getByText('"Todos" não inclui estes eventos nem os de carrinho').waitFor();
     await all.uncheck();
     expect(await page.getByRole('checkbox', { name: 'sale.paid' }).isChecked()).toBe(false);
     await page.getByRole('button', { name: 'Criar webhook' }).click();

@@ -12,7 +12,9 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 const PERCENT = new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 1 });
 
 // the event names are the keys of EVENTS: sale and withdrawal events, then the optional cart events
-const MAIN_EVENTS = Object.keys(EVENTS).filter((e) => !e.startsWith('cart.'));
+/** What "*" covers: every sale and withdrawal event (docs/webhooks.md); every other event only when named. */
+const STAR_EVENTS = Object.keys(EVENTS).filter((e) => e.startsWith('sale.') || e.startsWith('withdrawal.'));
+const OTHER_EVENTS = Object.keys(EVENTS).filter((e) => !STAR_EVENTS.includes(e) && !e.startsWith('cart.'));
 const CART_EVENTS = Object.keys(EVENTS).filter((e) => e.startsWith('cart.'));
 
 export function Webhooks() {
@@ -104,7 +106,7 @@ function WebhookForm(props: {
     <label key={name} class="check">
       <input
         type="checkbox"
-        checked={all ? MAIN_EVENTS.includes(name) : events.includes(name)}
+        checked={all ? STAR_EVENTS.includes(name) : events.includes(name)}
         disabled={all}
         onChange={(e) =>
           setEvents(e.currentTarget.checked ? [...events, name] : events.filter((x) => x !== name))
@@ -161,7 +163,17 @@ function WebhookForm(props: {
               Todos os eventos de venda e de saque, inclusive os que vierem a existir <code>*</code>
             </span>
           </label>
-          <div class="checks">{MAIN_EVENTS.map(box)}</div>
+          <div class="checks">{STAR_EVENTS.map(box)}</div>
+        </fieldset>
+        <fieldset aria-describedby={all ? `${id}-beyond` : undefined}>
+          <legend>Contestações, antecipações e assinaturas (fora de "Todos")</legend>
+          {all && (
+            <p class="muted" id={`${id}-beyond`}>
+              "Todos" não inclui estes eventos nem os de carrinho: para recebê-los, desmarque "Todos" e
+              escolha os eventos um a um.
+            </p>
+          )}
+          <div class="checks">{OTHER_EVENTS.map(box)}</div>
         </fieldset>
         <fieldset>
           <legend>Eventos de carrinho (opcionais)</legend>
