@@ -48,6 +48,9 @@ function withMaskedDocument(saleJson: string): string {
   return JSON.stringify(sale);
 }
 
+/** Statuses of a sale that was never paid (cancelled, refused, failed). */
+const NEVER_PAID = new Set(['CANCELADO', 'RECUSADO', 'FALHA']);
+
 const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'uuid', value: (r) => r.uuid },
@@ -55,8 +58,9 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'status', value: (r) => STATUS_WORDS[r.status] ?? r.status },
   { header: 'forma_de_pagamento', value: (r) => METHOD_WORDS[r.payment_method] ?? r.payment_method },
   { header: 'valor', value: (r) => reais(r.amount) },
-  { header: 'taxa', value: (r) => reais(r.system_fee) },
-  { header: 'valor_liquido', value: (r) => reais(r.net_amount) },
+  // a sale never paid moved no money: no fee, no net (as its page says), so a column's sum is what was credited
+  { header: 'taxa', value: (r) => (NEVER_PAID.has(r.status) ? '' : reais(r.system_fee)) },
+  { header: 'valor_liquido', value: (r) => (NEVER_PAID.has(r.status) ? '' : reais(r.net_amount)) },
   // what was given back to the payer so far (refunds made, a dispute lost): a PAGO sale partly refunded says so
   { header: 'valor_estornado', value: (r) => reais(r.refunded_amount) },
   { header: 'cliente', value: (r) => r.customer_name },

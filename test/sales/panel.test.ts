@@ -199,6 +199,32 @@ describe('GET /api/sales/export.csv', () => {
       );
     }
   });
+
+  it('gives a sale never paid no fee and no net: a column summed is what was credited', async () => {
+    const shop = await createMerchant(server);
+    const pending = await call<{ uuid: string; id: number }>('POST', `${server.url}/api/sandbox/sales`, {
+      headers: shop.keys,
+      body: {
+        amount: 5000,
+        paymentMethod: 'PIX',
+        customer: { name: 'Ana', email: 'ana@example.com', document: '52998224725', phone: '11987654321' },
+        items: [{ title: 'Caneca', unitPrice: 5000, quantity: 1, tangible: true }],
+      },
+    });
+    expect(pending.status, pending.text).toBe(201);
+    const cancelled = await call('POST', `${server.url}/api/transactions/${pending.body.uuid}/cancel`, {
+      headers: shop.keys,
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const res = await request(`${server.url}/api/sales/export.csv?status=CANCELADO`, { headers: shop.panel });
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    const rows = parse(bytes.subarray(3).toString('utf8'), { delimiter: ';', columns: true }) as Record<
+      string,
+      string
+    >[];
+    const row = rows.find((r) => r.uuid === pending.body.uuid)!;
+    expect(row).toMatchObject({ status: 'Cancelado', valor: '50,00', taxa: '', valor_liquido: '' });
+  });
 });
 
 describe('CSV cells a spreadsheet would run', () => {
