@@ -288,11 +288,11 @@ describe('the merchant panel', () => {
     await expect
       .poll(() => page.getByRole('alert').first().textContent())
       .toBe('Dados inválidos: confira a chave PIX.');
-    // a key too short: why, beside the field
+    // a key too short: why, beside the field, in its type's words, before anything is sent
     await page.getByLabel('Chave PIX').fill('123');
     await page.getByLabel('Confirme com sua senha').fill(PASSWORD);
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
-    await page.getByText('Use de 8 a 77 caracteres.').waitFor();
+    await page.getByText('Um CPF tem 11 dígitos: confira a chave PIX.').waitFor();
     expect(await page.getByLabel('Chave PIX').getAttribute('aria-invalid')).toBe('true');
     // below the minimum: the amount field is the one marked
     await page.getByLabel('Valor (R$)').fill('50,00');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digitableLineText, timeLeft } from '../../panel/src/ui/format.js';
+import { centsOf, digitableLineText, timeLeft } from '../../panel/src/ui/format.js';
 
 describe('digitableLineText', () => {
   it('groups the 47 digits as a bank prints them, and leaves anything else as it came', () => {
@@ -22,5 +22,22 @@ describe('timeLeft', () => {
     ['2026-11-24T12:00:00Z', 'prazo encerrado'],
   ])('%s → %s', (iso, text) => {
     expect(timeLeft(iso, now)).toBe(text);
+  });
+});
+
+describe('centsOf', () => {
+  it.each([
+    ['15,00', 1500],
+    ['1.000', 100_000],
+    ['1.234,56', 123_456],
+    ['R$ 10,50', 1050],
+    ['r$10,5', 1050],
+    ['1234.56', 123_456],
+    ['0', 0],
+  ])('reads %s as %i cents, as a Brazilian writes it', (typed, cents) => {
+    expect(centsOf(typed)).toBe(cents);
+  });
+  it.each(['10,555', 'dez', 'R$', '1,2,3', '-5'])('reads %s as no amount', (typed) => {
+    expect(centsOf(typed)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskPixKey, pixKeyForApi } from '../../panel/src/ui/pix-key.js';
+import { maskPixKey, pixKeyForApi, pixKeyProblem } from '../../panel/src/ui/pix-key.js';
 
 describe('PIX keys as people type them', () => {
   it.each([
@@ -31,5 +31,20 @@ describe('PIX keys as people type them', () => {
     expect(maskPixKey('EMAIL', 'Loja@Example.com')).toBe('Loja@Example.com');
     // a key typed under one type and then another: the digits stay, laid out anew
     expect(maskPixKey('CNPJ', maskPixKey('CPF', '11222333000181'))).toBe('11.222.333/000');
+  });
+});
+
+describe('a PIX key plainly wrong, said in its type’s words before it is sent', () => {
+  it.each([
+    ['CPF', '123', 'Um CPF tem 11 dígitos: confira a chave PIX.'],
+    ['CPF', '529.982.247-25', null],
+    ['CNPJ', '11.222.333/0001', 'Um CNPJ tem 14 dígitos: confira a chave PIX.'],
+    ['CNPJ', '11.222.333/0001-81', null],
+    ['PHONE', '98765-4321', 'Informe o celular com DDD, como (11) 98765-4321: confira a chave PIX.'],
+    ['PHONE', '(11) 98765-4321', null],
+    ['PHONE', '+55 11 98765-4321', null],
+    ['EMAIL', 'x', null],
+  ])('%s %s', (type, typed, problem) => {
+    expect(pixKeyProblem(type, typed)).toBe(problem);
   });
 });

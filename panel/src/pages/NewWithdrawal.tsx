@@ -3,7 +3,7 @@ import { ApiError, api, type FeePreview, type WithdrawalCreated } from '../api';
 import { money, moneyText, reaisText } from '../ui/format';
 import { Card, ErrorText, fieldMarks, Options } from '../ui/kit';
 import { PIX_KEY_TYPES } from '../ui/labels';
-import { maskPixKey, pixKeyForApi } from '../ui/pix-key';
+import { maskPixKey, pixKeyForApi, pixKeyProblem } from '../ui/pix-key';
 
 /** The contract's minimum withdrawal (MINIMUM_VALUE below it), shown with its fee before anything is typed. */
 const MINIMUM = '100.00';
@@ -16,6 +16,8 @@ export function NewWithdrawal({ onDone, moved = 0 }: { onDone: () => void; moved
   const [amount, setAmount] = useState('');
   const [pixKey, setPixKey] = useState('');
   const [pixKeyType, setPixKeyType] = useState('CPF');
+  /** A key plainly wrong for its type (a CPF without 11 digits), said beside the field before anything is sent. */
+  const [keyProblem, setKeyProblem] = useState<string | null>(null);
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
   // the preview's refusal of the amount typed (below the minimum, …): the same refusal of the submit is not repeated
@@ -57,9 +59,16 @@ export function NewWithdrawal({ onDone, moved = 0 }: { onDone: () => void; moved
         class="filters"
         onSubmit={async (e) => {
           e.preventDefault();
+          setDone(null); // one answer on screen: this attempt's
+          // a CPF, CNPJ or phone of the wrong length is said in its type's words before anything is sent
+          const problem = pixKeyProblem(pixKeyType, pixKey);
+          setKeyProblem(problem);
+          if (problem) {
+            setError(null);
+            return;
+          }
           setBusy(true);
           setError(null);
-          setDone(null); // one answer on screen: this attempt's
           try {
             const order = { amount: reaisText(amount), pixKey: pixKeyForApi(pixKeyType, pixKey), pixKeyType };
             const body = JSON.stringify(order);
@@ -134,10 +143,19 @@ export function NewWithdrawal({ onDone, moved = 0 }: { onDone: () => void; moved
               // written back at once, so the field shows the mask as it is typed
               e.currentTarget.value = masked;
               setPixKey(masked);
+              setKeyProblem(null);
             }}
-            {...fieldMarks(error, 'pixKey', 'n-key').attrs}
+            {...(keyProblem
+              ? { 'aria-invalid': 'true' as const, 'aria-describedby': 'n-key-error' }
+              : fieldMarks(error, 'pixKey', 'n-key').attrs)}
           />
-          {fieldMarks(error, 'pixKey', 'n-key').message}
+          {keyProblem ? (
+            <p id="n-key-error" class="error field-error">
+              {keyProblem}
+            </p>
+          ) : (
+            fieldMarks(error, 'pixKey', 'n-key').message
+          )}
         </div>
         <div>
           <label for="n-password">{totp ? 'Código do autenticador' : 'Confirme com sua senha'}</label>

@@ -418,8 +418,12 @@ function Actions(props: { sale: Sale; sandbox: boolean; onChanged: (s: Sale) => 
             class="actions"
             onSubmit={(e) => {
               e.preventDefault();
-              if (cents === null || cents <= 0) {
+              if (cents === null) {
                 setError(new FormError('Informe um valor em reais, por exemplo 15,00.'));
+                return;
+              }
+              if (cents <= 0) {
+                setError(new FormError('O valor a estornar deve ser maior que zero.'));
                 return;
               }
               if (cents > leftOf(sale)) {

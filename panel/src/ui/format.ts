@@ -33,7 +33,8 @@ export function digitableLineText(line: string): string {
  * grouping thousands) → "1000" and "100000"; "1234.56" and "0.500" stay. Anything else is left for the server.
  */
 export function reaisText(typed: string): string {
-  const t = typed.trim();
+  // "R$ 10,50" as typed from a receipt: the currency is the field's own
+  const t = typed.trim().replace(/^R\$\s*/i, '');
   if (t.includes(',')) return t.replace(/\./g, '').replace(',', '.');
   return /^[1-9]\d{0,2}(\.\d{3})+$/.test(t) ? t.replace(/\./g, '') : t;
 }

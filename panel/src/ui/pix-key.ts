@@ -52,3 +52,19 @@ export function maskPixKey(type: string, typed: string): string {
       return typed;
   }
 }
+
+/**
+ * What is plainly wrong with a CPF, CNPJ or phone key as typed (a count of digits), in the words of its type;
+ * null when it may be right (the API checks the rest: a CPF's check digits, an e-mail, a random key).
+ */
+export function pixKeyProblem(type: string, typed: string): string | null {
+  const d = digits(typed);
+  if (type === 'CPF' && d.length !== 11) return 'Um CPF tem 11 dígitos: confira a chave PIX.';
+  if (type === 'CNPJ' && d.length !== 14) return 'Um CNPJ tem 14 dígitos: confira a chave PIX.';
+  const phone =
+    d.length === 10 || d.length === 11 || ((d.length === 12 || d.length === 13) && d.startsWith('55'));
+  if (type === 'PHONE' && !phone) {
+    return 'Informe o celular com DDD, como (11) 98765-4321: confira a chave PIX.';
+  }
+  return null;
+}
