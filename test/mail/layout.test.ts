@@ -39,5 +39,13 @@ describe('mail layout', () => {
       url: 'https://gateway.example/#/convite/abc',
     });
     expect(plain.text).toMatch(/Ana Souza convidou você para a equipe de Loja da Ana/);
+    // an owner whose name is the account's says it once
+    const same = invitationMail({
+      accountName: 'Minha Loja',
+      inviter: 'Minha Loja',
+      role: 'viewer',
+      url: 'https://gateway.example/#/convite/abc',
+    });
+    expect(same.text).toMatch(/Minha Loja convidou você para a equipe no painel do gateway/);
   });
 });

@@ -22,10 +22,16 @@ const invitationSubject = (p: Invited) =>
   `Convite para a equipe de ${nameForMail(p.accountName, 'uma conta')}`;
 
 /** How both invitation e-mails begin: who invited the reader to which team, with which role. */
-const invitedLines = (p: Invited) => [
-  'Olá!',
-  `${nameForMail(p.inviter, 'Uma pessoa')} convidou você para a equipe de ${nameForMail(p.accountName, 'uma conta')} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`,
-];
+const invitedLines = (p: Invited) => {
+  const team = nameForMail(p.accountName, 'uma conta');
+  const inviter = nameForMail(p.inviter, 'Uma pessoa');
+  // an owner named as the account (the command line's first user) is named once: "X convidou você para a equipe"
+  const who =
+    inviter === team
+      ? `${inviter} convidou você para a equipe`
+      : `${inviter} convidou você para a equipe de ${team}`;
+  return ['Olá!', `${who} no painel do gateway, com o papel ${ROLE_LABELS[p.role]}.`];
+};
 
 export function invitationMail(p: Invited & { url: string }) {
   return renderMail({
