@@ -101,6 +101,19 @@ describe('POST /api/webhook/{id}/rotate-secret', () => {
     expect(verifyWebhook({ body: got!.body, headers: got!.headers, secret: body.secret }).ok).toBe(true);
   });
 
+  it('a rotation during another’s overlap starts from the secret the first answered: the one before stops signing', async () => {
+    const m = await createMerchant(server);
+    const r = await receiver();
+    const hook = await createWebhook(server, m, r.url, ['sale.paid']);
+    const first = (await rotate(m, hook.id, { overlapHours: 24 })).body.secret;
+    const second = (await rotate(m, hook.id, { overlapHours: 24 })).body.secret;
+    await recordFact(server, m.accountId, 'sale.paid');
+    const [got] = await r.waitFor(1);
+    expect(standardVerifies(first, got!)).toBe(true);
+    expect(standardVerifies(second, got!)).toBe(true);
+    expect(standardVerifies(hook.secret, got!)).toBe(false);
+  });
+
   it('refuses overlapHours outside 0..168, and another account’s webhook (404)', async () => {
     const m = await createMerchant(server);
     const hook = await createWebhook(server, m, 'https://merchant.example.com/x');
