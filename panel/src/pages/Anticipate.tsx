@@ -19,10 +19,11 @@ export function Anticipate({ onDone }: { onDone: () => void }) {
   const [done, setDone] = useState<Anticipation | null>(null);
   const [key, setKey] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const { error, act } = useAttempt(() => setDone(null));
+  const { error, attempt, act } = useAttempt(() => setDone(null));
 
+  // a quote is a read: the latest asked is the one shown (an action, below, is sent once)
   const simulate = () =>
-    act(async () => {
+    attempt(async () => {
       setSimulation(null);
       const cents = centsOf(reaisText(amount));
       if (cents === null || cents === 0) throw new Error('Digite um valor em reais, como 150,00.');
