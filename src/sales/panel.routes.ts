@@ -18,6 +18,7 @@ import { allSales, listSales, type SaleCsvRow } from './panel.data.js';
 import { type ChargeDeps, openCharge } from './routes.js';
 import { IdPath, Sale, SalesPage } from './schemas.js';
 import type { SaleSettler } from './settlement/settler.js';
+import { isClosedUnpaid, type SaleStatus } from './settlement/status-machine.js';
 
 /** The export is read by people: statuses and methods in words, as the panel shows them. */
 const STATUS_WORDS: Record<string, string> = {
@@ -48,8 +49,8 @@ function withMaskedDocument(saleJson: string): string {
   return JSON.stringify(sale);
 }
 
-/** Statuses of a sale that was never paid (cancelled, refused, failed). */
-const NEVER_PAID = new Set(['CANCELADO', 'RECUSADO', 'FALHA']);
+/** A sale closed without ever being paid (cancelled, refused, failed). */
+const neverPaid = (r: SaleCsvRow) => isClosedUnpaid(r.status as SaleStatus);
 
 const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'id', value: (r) => r.id },
@@ -59,8 +60,8 @@ const CSV: CsvColumn<SaleCsvRow>[] = [
   { header: 'forma_de_pagamento', value: (r) => METHOD_WORDS[r.payment_method] ?? r.payment_method },
   { header: 'valor', value: (r) => reais(r.amount) },
   // a sale never paid moved no money: no fee, no net (as its page says), so a column's sum is what was credited
-  { header: 'taxa', value: (r) => (NEVER_PAID.has(r.status) ? '' : reais(r.system_fee)) },
-  { header: 'valor_liquido', value: (r) => (NEVER_PAID.has(r.status) ? '' : reais(r.net_amount)) },
+  { header: 'taxa', value: (r) => (neverPaid(r) ? '' : reais(r.system_fee)) },
+  { header: 'valor_liquido', value: (r) => (neverPaid(r) ? '' : reais(r.net_amount)) },
   // what was given back to the payer so far (refunds made, a dispute lost): a PAGO sale partly refunded says so
   { header: 'valor_estornado', value: (r) => reais(r.refunded_amount) },
   { header: 'cliente', value: (r) => r.customer_name },
