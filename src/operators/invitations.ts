@@ -3,13 +3,13 @@ import { type MailOutbox, queueMail, renderMail } from '../mail/index.js';
 import { seal, unseal } from '../platform/crypto/sealed.js';
 import { hashSecret, newToken, type PlainSecret } from '../platform/crypto/secrets.js';
 import type { Db, Queryable } from '../platform/db/db.js';
-import { AppError, conflict, notFound, validation } from '../platform/errors/app-error.js';
+import { AppError, conflict, validation } from '../platform/errors/app-error.js';
 import { isEmailAddress } from '../platform/net/email.js';
 import { type OperatorActor, recordOperatorAudit } from './audit.js';
 import { consumeOperatorStep, type OperatorRow, type OperatorView, operatorView } from './data.js';
 import { OPERATOR_ROLE_LABELS, type OperatorRole } from './roles.js';
 import { attemptKey } from './sessions.js';
-import { expireInvitations, takeTurn } from './staff.js';
+import { expireInvitations, lockInTurn, refusalsAudited, takeTurn } from './staff.js';
 
 export const INVITATION_HOURS = 72;
 
@@ -64,15 +64,12 @@ export class OperatorInvitations {
    * enrolment starts over, and the new link is e-mailed to the operator only. Audited.
    */
   async resend(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
-    return this.db.tx(async (tx) => {
+    return refusalsAudited(this.db, operatorId, actor, async (tx) => {
       // in turn with the other changes of operators (a disable), and the invitations before the operator, as an
-      // enrolment takes them: never a deadlock with either
+      // enrolment takes them: never a deadlock with either; the one asking still an active admin in their turn
       await takeTurn(tx);
       await expireInvitations(tx, operatorId);
-      const [row] = await tx.query<OperatorRow>('SELECT * FROM operators WHERE id = $1 FOR NO KEY UPDATE', [
-        operatorId,
-      ]);
-      if (!row) throw notFound('Operator not found');
+      const row = await lockInTurn(tx, operatorId, actor, null);
       if (row.status === 'active') {
         throw conflict(`${row.email} has already enrolled: there is no invitation to resend`);
       }

@@ -16,17 +16,13 @@ export class OperatorStaff {
   constructor(private readonly db: Db) {}
 
   disable(operatorId: number, actor: OperatorActor): Promise<OperatorView> {
-    return this.refusalsAudited(operatorId, actor, async (tx) => {
+    return refusalsAudited(this.db, operatorId, actor, async (tx) => {
       await takeTurn(tx);
       // the invitations first, then the operator: the order an enrolment takes them in (invitations.ts)
       await expireInvitations(tx, operatorId);
-      const target = await this.lockTarget(tx, operatorId, actor, 'disable your own access');
+      const target = await lockInTurn(tx, operatorId, actor, 'disable your own access');
       if (target.status === 'disabled') return operatorView(target);
-      await this.keepAnAdmin(
-        tx,
-        target,
-        `${target.email} is the only active admin: invite another admin first`,
-      );
+      await keepAnAdmin(tx, target, `${target.email} is the only active admin: invite another admin first`);
       const [row] = await tx.query<OperatorRow>(
         // the authenticator forgotten with the steps it used: a new one, on a new invitation, starts afresh
         `UPDATE operators SET status = 'disabled', password_hash = NULL, totp_secret_enc = NULL,
@@ -46,19 +42,15 @@ export class OperatorStaff {
   }
 
   changeRole(operatorId: number, role: OperatorRole, actor: OperatorActor): Promise<OperatorView> {
-    return this.refusalsAudited(operatorId, actor, async (tx) => {
+    return refusalsAudited(this.db, operatorId, actor, async (tx) => {
       await takeTurn(tx);
-      const target = await this.lockTarget(tx, operatorId, actor, 'change your own role');
+      const target = await lockInTurn(tx, operatorId, actor, 'change your own role');
       if (target.status === 'disabled') {
         throw conflict(`${target.email} is disabled: invite them again to give them a role`);
       }
       if (target.role === role) return operatorView(target);
       if (role !== 'admin') {
-        await this.keepAnAdmin(
-          tx,
-          target,
-          `${target.email} is the only active admin: make another admin first`,
-        );
+        await keepAnAdmin(tx, target, `${target.email} is the only active admin: make another admin first`);
       }
       const [row] = await tx.query<OperatorRow>('UPDATE operators SET role = $2 WHERE id = $1 RETURNING *', [
         target.id,
@@ -73,70 +65,71 @@ export class OperatorStaff {
       return operatorView(row!);
     });
   }
+}
 
-  /**
-   * A change, in its transaction. Refused because the one asking was no longer an active admin when their turn
-   * came, the refusal is in the audit log, as every attempt beyond one's role is (written once the change's
-   * transaction is undone).
-   */
-  private async refusalsAudited<T>(
-    operatorId: number,
-    actor: OperatorActor,
-    change: (tx: Queryable) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await this.db.tx(change);
-    } catch (err) {
-      if (err instanceof NoLongerAdmin) {
-        await recordOperatorAudit(this.db, actor, {
-          action: 'denied',
-          target: `operator:${operatorId}`,
-          after: { role: 'insufficient' },
-        });
-      }
-      throw err;
+/**
+ * A change, in its transaction. Refused because the one asking was no longer an active admin when their turn
+ * came, the refusal is in the audit log, as every attempt beyond one's role is (written once the change's
+ * transaction is undone).
+ */
+export async function refusalsAudited<T>(
+  db: Db,
+  operatorId: number,
+  actor: OperatorActor,
+  change: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  try {
+    return await db.tx(change);
+  } catch (err) {
+    if (err instanceof NoLongerAdmin) {
+      await recordOperatorAudit(db, actor, {
+        action: 'denied',
+        target: `operator:${operatorId}`,
+        after: { role: 'insufficient' },
+      });
     }
+    throw err;
   }
+}
 
-  /**
-   * The operator to change, read with the one asking once every change of operators before has committed (they
-   * take turns: two admins disabling each other at once, or the last two admins disabled together, cannot both
-   * pass). The one asking must still be an active admin when their turn comes: an admin disabled or demoted a
-   * moment ago changes nobody. The rows are locked against a change of their columns, not of their keys: audit
-   * rows naming them (a foreign key's share lock) are written meanwhile by other transactions.
-   */
-  private async lockTarget(
-    tx: Queryable,
-    operatorId: number,
-    actor: OperatorActor,
-    own: string,
-  ): Promise<OperatorRow> {
-    if (actor.id !== null && Number(actor.id) === operatorId) {
-      throw conflict(`You cannot ${own}: another admin can`);
-    }
-    const ids = actor.id === null ? [operatorId] : [operatorId, actor.id];
-    const rows = await tx.query<OperatorRow>(
-      'SELECT * FROM operators WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
-      [ids],
-    );
-    if (actor.id !== null) {
-      const self = rows.find((r) => Number(r.id) === Number(actor.id));
-      if (self?.status !== 'active' || self.role !== 'admin') throw new NoLongerAdmin();
-    }
-    const target = rows.find((r) => Number(r.id) === operatorId);
-    if (!target) throw notFound('Operator not found');
-    return target;
+/**
+ * The operator to change, read with the one asking once every change of operators before has committed (they
+ * take turns: two admins disabling each other at once, or the last two admins disabled together, cannot both
+ * pass). The one asking must still be an active admin when their turn comes: an admin disabled or demoted a
+ * moment ago changes nobody. The rows are locked against a change of their columns, not of their keys: audit
+ * rows naming them (a foreign key's share lock) are written meanwhile by other transactions.
+ */
+export async function lockInTurn(
+  tx: Queryable,
+  operatorId: number,
+  actor: OperatorActor,
+  own: string | null,
+): Promise<OperatorRow> {
+  if (own !== null && actor.id !== null && Number(actor.id) === operatorId) {
+    throw conflict(`You cannot ${own}: another admin can`);
   }
+  const ids = actor.id === null ? [operatorId] : [operatorId, actor.id];
+  const rows = await tx.query<OperatorRow>(
+    'SELECT * FROM operators WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
+    [ids],
+  );
+  if (actor.id !== null) {
+    const self = rows.find((r) => Number(r.id) === Number(actor.id));
+    if (self?.status !== 'active' || self.role !== 'admin') throw new NoLongerAdmin();
+  }
+  const target = rows.find((r) => Number(r.id) === operatorId);
+  if (!target) throw notFound('Operator not found');
+  return target;
+}
 
-  /** Refuses a change that would leave no active admin (the command line may ask it of the last one). */
-  private async keepAnAdmin(tx: Queryable, target: OperatorRow, message: string): Promise<void> {
-    if (target.role !== 'admin' || target.status !== 'active') return;
-    const others = await tx.query<{ id: number }>(
-      `SELECT id FROM operators WHERE role = 'admin' AND status = 'active' AND id <> $1`,
-      [target.id],
-    );
-    if (others.length === 0) throw conflict(message);
-  }
+/** Refuses a change that would leave no active admin (the command line may ask it of the last one). */
+async function keepAnAdmin(tx: Queryable, target: OperatorRow, message: string): Promise<void> {
+  if (target.role !== 'admin' || target.status !== 'active') return;
+  const others = await tx.query<{ id: number }>(
+    `SELECT id FROM operators WHERE role = 'admin' AND status = 'active' AND id <> $1`,
+    [target.id],
+  );
+  if (others.length === 0) throw conflict(message);
 }
 
 /** The one asking was disabled or demoted while their change waited its turn. */

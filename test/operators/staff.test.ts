@@ -214,6 +214,33 @@ describe("an operator's access, changed by an admin", () => {
     }
   });
 
+  it('an invitation sent again by an admin demoted while it waited its turn is refused, and audited', async () => {
+    const admin = await createOperator(server, 'admin');
+    const other = await createOperator(server, 'admin');
+    const invited = await inviteThroughConsole(server, admin, mailbox, 'support');
+    // the operators' turn held, as a change of another admin would hold it while it demotes this one
+    const { resent } = await server.runtime.platform.db.tx(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('operator-staff:0', 0))");
+      const resent = send<Envelope>('POST', `/api/ops/operators/${invited.id}/resend-invitation`, admin);
+      // past the session's check at the request's start, waiting for its turn
+      await waitUntil(async () => {
+        const [w] = await server.runtime.platform.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        );
+        return w!.n > 0;
+      });
+      await tx.query("UPDATE operators SET role = 'support' WHERE id = $1", [admin.id]);
+      // the answer awaited once the turn is let go (the transaction's end), not inside it
+      return { resent };
+    });
+    const answer = await resent;
+    expect(answer.status, answer.text).toBe(403);
+    expect(answer.body.error.message).toBe('Only an active admin changes operators');
+    const entries = await auditOf(other, invited.id);
+    expect(entries.map((e) => [e.action, e.operatorEmail])).toContainEqual(['denied', admin.email]);
+    expect(entries.filter((e) => e.action === 'operator.invitation_resent')).toEqual([]);
+  });
+
   it('a disable meeting invitations sent again and an enrolment being finished: each takes its turn, none fails', async () => {
     const admin = await createOperator(server, 'admin');
     for (let round = 0; round < 4; round++) {

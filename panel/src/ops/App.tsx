@@ -19,7 +19,10 @@ import { RiskRules } from './pages/RiskRules';
 import { Withdrawals } from './pages/Withdrawals';
 
 /** The console's pages and the least role each needs (the server refuses the rest anyway). */
-const PAGES: { hash: string; label: string; Page: () => preact.JSX.Element; need: OperatorRole }[] = [
+/** A page gets the signed-in operator; most pages need nothing of it. */
+type Page = (props: { operator: Operator }) => preact.JSX.Element;
+
+const PAGES: { hash: string; label: string; Page: Page; need: OperatorRole }[] = [
   { hash: '#/', label: 'Contas', Page: Accounts, need: 'support' },
   { hash: '#/fila', label: 'Fila de análise', Page: Reviews, need: 'support' },
   { hash: '#/saques', label: 'Saques', Page: Withdrawals, need: 'support' },
@@ -105,7 +108,7 @@ export function App() {
         {accountId ? (
           <Account key={accountId} id={Number(accountId)} />
         ) : reaches(current.need) ? (
-          <current.Page key={current.hash} />
+          <current.Page key={current.hash} operator={operator} />
         ) : (
           <>
             <h1>{current.label}</h1>

@@ -6,15 +6,21 @@
 
 const digits = (typed: string) => typed.replace(/\D/g, '');
 
+/**
+ * A phone's digits as +55 and its 10 or 11 digits: typed with its country code (55 and 10 or 11 digits) or as a
+ * Brazilian number without it; null when the digits are neither.
+ */
+function phoneForApi(d: string): string | null {
+  if ((d.length === 12 || d.length === 13) && d.startsWith('55')) return `+${d}`;
+  if (d.length === 10 || d.length === 11) return `+55${d}`;
+  return null;
+}
+
 /** The key as the API takes it: a phone as +55 and its 10 or 11 digits; any other type as typed, trimmed. */
 export function pixKeyForApi(type: string, typed: string): string {
   const key = typed.trim();
   if (type !== 'PHONE') return key;
-  const d = digits(key);
-  // a number with its country code (55 and 10 or 11 digits), or a Brazilian one without it
-  if ((d.length === 12 || d.length === 13) && d.startsWith('55')) return `+${d}`;
-  if (d.length === 10 || d.length === 11) return `+55${d}`;
-  return key; // the API says what is wrong with it
+  return phoneForApi(digits(key)) ?? key; // the API says what is wrong with it
 }
 
 /** Digits laid into a pattern (# a digit), as far as they go. */
@@ -61,9 +67,7 @@ export function pixKeyProblem(type: string, typed: string): string | null {
   const d = digits(typed);
   if (type === 'CPF' && d.length !== 11) return 'Um CPF tem 11 dígitos: confira a chave PIX.';
   if (type === 'CNPJ' && d.length !== 14) return 'Um CNPJ tem 14 dígitos: confira a chave PIX.';
-  const phone =
-    d.length === 10 || d.length === 11 || ((d.length === 12 || d.length === 13) && d.startsWith('55'));
-  if (type === 'PHONE' && !phone) {
+  if (type === 'PHONE' && phoneForApi(d) === null) {
     return 'Informe o celular com DDD, como (11) 98765-4321: confira a chave PIX.';
   }
   return null;

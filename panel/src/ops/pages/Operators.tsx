@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { date } from '../../ui/format';
 import { ErrorText, Options, Table, useAttempt } from '../../ui/kit';
 import { label } from '../../ui/labels';
-import { api, type Invited, type OperatorRole, type OperatorView } from '../api';
+import { api, type Invited, type Operator, type OperatorRole, type OperatorView } from '../api';
 import { Decision } from '../Decision';
 import { OPERATOR_ROLE, OPERATOR_STATUS } from '../labels';
 
@@ -12,9 +12,9 @@ import { OPERATOR_ROLE, OPERATOR_STATUS } from '../labels';
  * changes another operator's role, disables the access of someone who left (their sessions end at once) and
  * invites them again if they come back; never their own (another admin does).
  */
-export function Operators() {
+export function Operators({ operator }: { operator: Operator }) {
   const [rows, setRows] = useState<OperatorView[] | null>(null);
-  const [me, setMe] = useState<number | null>(null);
+  const me = operator.id;
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<OperatorRole>('support');
   const list = useAttempt();
@@ -24,9 +24,7 @@ export function Operators() {
     `(válido por 72 horas) vai só para a caixa de entrada do convidado${again ? '; o link anterior deixou de valer.' : '.'}`;
   const load = () =>
     list.attempt(async () => {
-      const [page, self] = await Promise.all([api.operators(), api.me()]);
-      setMe(self.id);
-      setRows(page.data);
+      setRows((await api.operators()).data);
     });
   useEffect(() => {
     void load();
