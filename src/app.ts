@@ -54,14 +54,7 @@ import { metricsPlugin } from './platform/observability/metrics.js';
 import { Recipients, recipientPanelRoutes, recipientRoutes } from './recipients/index.js';
 import { Reconciliation } from './reconciliation/index.js';
 import type { SaleProcessor } from './sales/index.js';
-import {
-  cancelOpenChargesOf,
-  processorCallbackRoutes,
-  Sale,
-  SaleSettler,
-  salesPanelRoutes,
-  salesRoutes,
-} from './sales/index.js';
+import { processorCallbackRoutes, Sale, SaleSettler, salesPanelRoutes, salesRoutes } from './sales/index.js';
 import {
   sandboxAnticipationRoutes,
   sandboxCartRoutes,
@@ -190,10 +183,7 @@ export async function buildApp(platform: Platform): Promise<Http> {
     actions: new ConsoleActions(db, queue, mail, authCache, {
       heldCards: cardSales,
       subscriptions,
-      cancelOpenCharges: async (accountId) => {
-        await cancelOpenChargesOf(db, queue, charging.pixProcessor, accountId, log);
-        await cardSales?.voidOpenOf(accountId, log);
-      },
+      cancelOpenCharges: charging.cancelAccountCharges,
     }),
     requireOperator: operatorSession(operatorSessions),
     webhooks,

@@ -15,6 +15,7 @@ import { AppError } from './platform/errors/app-error.js';
 import { RiskRules } from './risk/index.js';
 import {
   cancelCharge,
+  cancelOpenChargesOf,
   openBlockedSale,
   PaymentMethods,
   type PixChargeProcessor,
@@ -49,6 +50,11 @@ export interface Charging {
   mandates: MandateCharges;
   subscriptions: Subscriptions;
   biller: SubscriptionBiller;
+  /**
+   * A closed account's open charges cancelled: PIX and boleto awaiting payment (removed at the PSP first), card
+   * authorizations not captured (voided). Run by the close itself and again by a job the close sends.
+   */
+  cancelAccountCharges(accountId: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,6 +168,10 @@ export async function startCharging(platform: Platform, bcb: BcbRails | null): P
     mandates,
     subscriptions,
     biller,
+    cancelAccountCharges: async (accountId) => {
+      await cancelOpenChargesOf(db, queue, pix.pixProcessor, accountId, log);
+      await cardSales.voidOpenOf(accountId, log);
+    },
     close: async () => {
       await risk.close();
       await acquirer.close();

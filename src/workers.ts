@@ -120,6 +120,10 @@ export async function startWorkers(platform: Platform): Promise<() => Promise<vo
       await cancelSessionCharges(db, platform.queue, charging.pixProcessor, job.data.saleId);
     }
   });
+  // a closed account's open charges, once more after the close (one admitted as it committed), cancelled
+  await platform.queue.work('sales.cancel-account-charges', { batchSize: 1 }, async (jobs) => {
+    for (const job of jobs) await charging.cancelAccountCharges(job.data.accountId);
+  });
   // a card refund whose answer was lost is asked about at the acquirer before it is given up
   const refunders = new Map([[charging.cardRefunds.name, charging.cardRefunds]]);
   const stopForgottenHolds = startPeriodic(

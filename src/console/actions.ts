@@ -59,6 +59,9 @@ export type AccountAction =
  * What operators do to accounts and held withdrawals: each change, its effects on the account's withdrawals,
  * the owner's e-mail and the operator audit entry (before and after) commit together.
  */
+/** How long after a close its open charges are looked for again (docs/decisions.md, on an account closed). */
+const CLOSED_ACCOUNT_SWEEP_AGAIN_SECONDS = 120;
+
 export class ConsoleActions {
   constructor(
     private readonly db: Db,
@@ -123,6 +126,16 @@ export class ConsoleActions {
         // its keys and sessions are refused from now on; balances, receivables and accepted withdrawals go on
         const changed = await status(['active', 'suspended'], 'closed');
         await this.deps.subscriptions?.cancelAllOf(tx, accountId);
+        // the open charges are cancelled once this commits (onAccount), and again a while later, by a job sent
+        // with the close: a charge admitted as the close committed (its request past the key's check, its
+        // transaction reading the account still active) ends within that while, and a process stopped between
+        // the commit and the first sweep leaves none open
+        await this.queue.send(
+          tx,
+          'sales.cancel-account-charges',
+          { accountId },
+          { startAfterSeconds: CLOSED_ACCOUNT_SWEEP_AGAIN_SECONDS },
+        );
         return changed;
       }
       case 'suspend': {

@@ -348,4 +348,49 @@ describe('subscriptions and the account’s standing', () => {
       409,
     );
   }, 90_000);
+  it('closed: a charge admitted as the close committed is cancelled by the pass the close sends for later', async () => {
+    const m = await createMerchant(server);
+    // the charge's transaction read the account active and waits to write its sale while the close commits
+    // (sales locked against writes, as a slow write would hold it: the close itself writes no sale)
+    let charge!: Promise<Awaited<ReturnType<typeof api<{ uuid: string; status: string }>>>>;
+    await db().tx(async (tx) => {
+      await tx.query('LOCK TABLE sales IN SHARE MODE');
+      charge = api<{ uuid: string; status: string }>(m, 'POST', '/api/transactions', saleInput());
+      await waitUntil(async () => {
+        const [w] = await db().query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            WHERE c.relname = 'sales' AND NOT l.granted`,
+        );
+        return w!.n > 0;
+      });
+      const closed = await ops(admin, `/api/ops/accounts/${m.accountId}/close`, { reason: 'encerramento' });
+      expect(closed.status).toBe(200);
+    });
+    const opened = await charge;
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.status).toBe('PENDENTE');
+    // the close's own pass ran before this sale existed; its second pass is due two minutes after the close
+    const [job] = await db().query<{ wait: number }>(
+      `SELECT extract(epoch FROM start_after - now())::int AS wait FROM pgboss.job
+        WHERE name = 'sales.cancel-account-charges' AND (data->>'accountId')::bigint = $1`,
+      [m.accountId],
+    );
+    expect(job!.wait).toBeGreaterThan(60);
+    const status = async () =>
+      (
+        await db().query<{ status: string }>('SELECT status FROM sales WHERE uuid = $1', [opened.body.uuid])
+      )[0]!.status;
+    expect(await status()).toBe('PENDENTE');
+    // brought forward, the gateway's own worker runs it
+    await db().query(
+      `UPDATE pgboss.job SET start_after = now()
+        WHERE name = 'sales.cancel-account-charges' AND (data->>'accountId')::bigint = $1`,
+      [m.accountId],
+    );
+    await waitUntil(
+      async () => (await status()) === 'CANCELADO',
+      20_000,
+      () => 'the straggler cancelled',
+    );
+  }, 60_000);
 });

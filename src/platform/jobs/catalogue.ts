@@ -17,6 +17,8 @@ export interface JobPayloads {
   'disputes.card-notice': { paymentId: string };
   /** A checkout session's sale was paid: the session's other charges still awaiting payment to cancel. */
   'sales.cancel-session-charges': { saleId: number };
+  /** An account was closed: its open charges to cancel (again: one admitted while the close committed). */
+  'sales.cancel-account-charges': { accountId: number };
   /** A reconciliation run asked for from the console: wakes a worker to run it (and any other waiting). */
   'reconciliation.run': { runId: number };
 }
@@ -67,6 +69,14 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     expireInSeconds: 60,
   },
   // the PSP down is waited for; a charge it could not remove meanwhile is still refused by the paid session's pages
+  // the PSP or acquirer down is waited for; a charge left open meanwhile still expires by itself
+  'sales.cancel-account-charges': {
+    retryLimit: 20,
+    retryDelaySeconds: 10,
+    retryBackoff: true,
+    retryDelayMaxSeconds: 600,
+    expireInSeconds: 300,
+  },
   'sales.cancel-session-charges': {
     retryLimit: 20,
     retryDelaySeconds: 10,
