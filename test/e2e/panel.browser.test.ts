@@ -475,6 +475,25 @@ describe('the merchant panel', () => {
     await page.getByRole('button', { name: 'Confirmar estorno de R$ 10,00' }).click();
     await page.getByText('Estorno de R$ 10,00 feito: o valor foi devolvido ao comprador.').waitFor();
     expect(await detail.textContent()).toMatch(/EstornadoR\$\s10,00/);
+    // what the sale still credits: its net less each refund's amount but the fee that refund gave back
+    const netAfterRefunds = async () => {
+      const headers = await sessionHeaders();
+      const sale = await call<{ netAmount: number }>('GET', `${server.url}/api/sales/${pix.body.id}`, {
+        headers,
+      });
+      const made = await call<{ status: string; amountCents: number; feeReturnedCents: number }[]>(
+        'GET',
+        `${server.url}/api/sales/${pix.body.id}/refunds`,
+        { headers },
+      );
+      const taken = made.body
+        .filter((r) => r.status === 'succeeded')
+        .reduce((sum, r) => sum + r.amountCents - r.feeReturnedCents, 0);
+      return `Líquido após estornosR$ ${((sale.body.netAmount - taken) / 100).toFixed(2).replace('.', ',')}`;
+    };
+    const expected = await netAfterRefunds();
+    expect(expected).not.toContain('R$ 0,00');
+    await expect.poll(async () => (await detail.textContent())?.replace(/\s/g, ' ')).toContain(expected);
     // the sale's refunds, and who paid each (GET /api/sales/{id}/refunds, the panel's door)
     const refunds = page.getByRole('region', { name: 'Estornos' });
     await refunds.getByRole('cell', { name: /Sua conta: R\$\s\d/ }).waitFor();
@@ -487,6 +506,8 @@ describe('the merchant panel', () => {
       .poll(async () => (await detail.textContent()) ?? '', { timeout: 20_000 })
       .toMatch(/EstornadoR\$\s49,90/);
     expect(await page.getByRole('button', { name: 'Estornar' }).count()).toBe(0);
+    const whole = await netAfterRefunds();
+    await expect.poll(async () => (await detail.textContent())?.replace(/\s/g, ' ')).toContain(whole);
     await shot(page, '08d-sale-refunded');
 
     await go('Extrato');

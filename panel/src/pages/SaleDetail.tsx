@@ -99,6 +99,7 @@ export function SaleDetail({ id }: { id: string }) {
                     {money(sale.refundedAmount)}
                     <LostInDisputes refunds={refunds} disputes={disputes} />
                   </dd>
+                  <NetAfterRefunds sale={sale} refunds={refunds} />
                 </>
               )}
               {sale.reserveAmount > 0 && (
@@ -353,6 +354,23 @@ function LostInDisputes(props: { refunds: Refunds; disputes: Dispute[] }) {
     <>
       {' '}
       ({money(byDisputes)} por contestação {how})
+    </>
+  );
+}
+
+/**
+ * What the sale still credits once its refunds (and disputes lost) took their part: "Líquido" is the sale's net
+ * when paid, and each refund takes its amount less the fee it gave back. Shown once the refunds read add up to
+ * what the sale says was refunded (not while they are being read again).
+ */
+function NetAfterRefunds(props: { sale: Sale; refunds: Refunds }) {
+  const made = props.refunds.filter((r) => r.status === 'succeeded');
+  if (made.reduce((sum, r) => sum + r.amountCents, 0) !== props.sale.refundedAmount) return null;
+  const taken = made.reduce((sum, r) => sum + r.amountCents - r.feeReturnedCents, 0);
+  return (
+    <>
+      <dt>Líquido após estornos{props.sale.split ? ' (todas as partes)' : ''}</dt>
+      <dd>{money(props.sale.netAmount - taken)}</dd>
     </>
   );
 }
