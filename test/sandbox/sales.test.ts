@@ -215,6 +215,43 @@ describe('POST /api/sandbox/sales/{id}/status', () => {
     expect((await moveTo(server, merchant, sale.uuid, 'ESTORNADO')).status).toBe(200);
   });
 
+  it('a refund in full racing the payment that settles the sale is a refund (its admission and rows), never a bare move', async () => {
+    let refunded = 0;
+    for (let round = 0; round < 12; round++) {
+      const s = await sandboxSale(server, merchant, { amount: 1000 + round });
+      const [paid, refund] = await Promise.all([
+        moveTo(server, merchant, s.uuid, 'PAGO'),
+        moveTo(server, merchant, s.uuid, 'ESTORNADO'),
+      ]);
+      expect(paid.status, paid.text).toBe(200);
+      // before the payment: nothing to refund yet (409); after, or as it settles: refunded as the refund route does
+      expect([200, 409], refund.text).toContain(refund.status);
+      const look = await call<{ status: string; refundedAmount: number }>(
+        'GET',
+        `${server.url}/api/transactions/${s.uuid}`,
+        { headers: merchant.keys },
+      );
+      const refunds = await call<{ status: string; amountCents: number }[]>(
+        'GET',
+        `${server.url}/api/transactions/${s.uuid}/refunds`,
+        { headers: merchant.keys },
+      );
+      const made = refunds.body.filter((r) => r.status === 'succeeded');
+      if (look.body.status === 'ESTORNADO') {
+        refunded++;
+        expect(
+          made.reduce((sum, r) => sum + r.amountCents, 0),
+          `round ${round}`,
+        ).toBe(1000 + round);
+      } else {
+        expect(look.body.status).toBe('PAGO');
+        expect(made).toEqual([]);
+      }
+      expect(look.body.refundedAmount).toBe(made.reduce((sum, r) => sum + r.amountCents, 0));
+    }
+    expect(refunded).toBeGreaterThan(0);
+  });
+
   it('answers 400 for an unknown status', async () => {
     const s = await sandboxSale(server, merchant);
     const res = await moveTo(server, merchant, s.uuid, 'PAID');

@@ -1,5 +1,5 @@
 import { type Queryable, sqlLiteral } from '../../platform/db/db.js';
-import { AppError, notFound } from '../../platform/errors/app-error.js';
+import { AppError, conflict, notFound } from '../../platform/errors/app-error.js';
 import { isUuid, type PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import type { SaleRow } from '../types.js';
@@ -17,6 +17,11 @@ export interface Settlement {
   status: SaleStatus;
   /** The callback's signature, when it came signed: a replay of an applied one changes nothing. */
   signature?: string;
+  /**
+   * Statuses this report is refused from (409, nothing written), decided against the sale as locked: the
+   * sandbox's ESTORNADO of a sale that became PAGO meanwhile is a refund, made by the refund's own door.
+   */
+  notFrom?: { statuses: readonly SaleStatus[]; message: string };
 }
 
 /**
@@ -88,6 +93,7 @@ export async function settleBatch(
     const check = replays.has(i) ? 'same' : checkTransition(before.status, item.status);
     if (check === 'same') return { outcome: 'unchanged', sale: before };
     if (check === 'refused') return refusal(before.status, item.status);
+    if (item.notFrom?.statuses.includes(before.status)) return conflict(item.notFrom.message);
     if (disputed.has(before.id)) {
       return new AppError(
         'CONFLICT',
