@@ -1,10 +1,9 @@
 import { apiKeyOrSession, merchantOf, requestAccount, requestMay } from '../auth/index.js';
 import type { Db } from '../platform/db/db.js';
-import { AppError, conflict } from '../platform/errors/app-error.js';
+import { conflict } from '../platform/errors/app-error.js';
 import { HttpError } from '../platform/http/errors.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { AuthHook, Http } from '../platform/http/types.js';
-import type { PublicId } from '../platform/ids/public-ids.js';
 import type { Queue } from '../platform/jobs/queue.js';
 import { customerFacts, type RiskRules } from '../risk/index.js';
 import type { SaleProcessor, SaleSettler, SaleStatus } from '../sales/index.js';
@@ -16,12 +15,12 @@ import {
   IdPath,
   openBlockedSale,
   recordAmountDueNow,
-  refundedInFull,
   Sale,
   type SandboxSaleInput,
   saleJson,
 } from '../sales/index.js';
 import { sandboxId } from './ids.js';
+import { refundInFull } from './refunds.js';
 import { SandboxSaleBody, StatusBody, sandboxErrors } from './schemas.js';
 
 export interface SandboxDeps {
@@ -148,33 +147,4 @@ export async function sandboxSalesRoutes(app: Http, deps: SandboxDeps): Promise<
       return sendJsonText(reply, 200, sale.public_json);
     },
   );
-}
-
-const PAID_MEANWHILE =
-  'this sale was paid while its refund was asked: a paid sale is refunded as the refund route refunds it, ask again';
-
-/**
- * The sandbox's ESTORNADO. A paid sale is refunded in full as the refund route refunds it (refundedInFull: its
- * admission, refund rows, the fee given back); any other sale's is a status report (a disputed sale's, one
- * already refunded; the rest refused). A sale that became PAGO while this was asked (its payment settling at the
- * same moment) is refunded as a paid one then: never moved to ESTORNADO by the report alone, which would take
- * the parties' shares past the refund's admission.
- */
-async function refundInFull(deps: SandboxDeps, ref: PublicId, accountId: number): Promise<string> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const refunded = await refundedInFull(deps.db, deps.queue, accountId, ref);
-    if (refunded) return refunded.public_json;
-    try {
-      const { sale } = await deps.settler.settle({
-        ref,
-        accountId,
-        status: 'ESTORNADO',
-        notFrom: { statuses: ['PAGO'], message: PAID_MEANWHILE },
-      });
-      return sale.public_json;
-    } catch (err) {
-      if (!(err instanceof AppError && err.message === PAID_MEANWHILE)) throw err;
-    }
-  }
-  throw conflict(PAID_MEANWHILE);
 }
