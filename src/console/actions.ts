@@ -55,13 +55,13 @@ export type AccountAction =
   | 'payout-release'
   | 'card-payments-resume';
 
+/** How long after a close its open charges are looked for again (docs/decisions.md, on an account closed). */
+const CLOSED_ACCOUNT_SWEEP_AGAIN_SECONDS = 120;
+
 /**
  * What operators do to accounts and held withdrawals: each change, its effects on the account's withdrawals,
  * the owner's e-mail and the operator audit entry (before and after) commit together.
  */
-/** How long after a close its open charges are looked for again (docs/decisions.md, on an account closed). */
-const CLOSED_ACCOUNT_SWEEP_AGAIN_SECONDS = 120;
-
 export class ConsoleActions {
   constructor(
     private readonly db: Db,

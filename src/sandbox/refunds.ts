@@ -1,10 +1,17 @@
-import { AppError, conflict } from '../platform/errors/app-error.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
 import { refundedInFull } from '../sales/index.js';
 import type { SandboxDeps } from './sales.routes.js';
 
-const PAID_MEANWHILE =
-  'this sale was paid while its refund was asked: a paid sale is refunded as the refund route refunds it, ask again';
+/** The sale was found PAGO, locked, by the status report: it is refunded as a paid sale instead (409 if again and again). */
+class PaidMeanwhile extends AppError {
+  constructor() {
+    super(
+      'CONFLICT',
+      'this sale was paid while its refund was asked: a paid sale is refunded as the refund route refunds it, ask again',
+    );
+  }
+}
 
 /**
  * The sandbox's ESTORNADO. A paid sale is refunded in full as the refund route refunds it (refundedInFull: its
@@ -26,12 +33,12 @@ export async function refundInFull(
         ref,
         accountId,
         status: 'ESTORNADO',
-        notFrom: { statuses: ['PAGO'], message: PAID_MEANWHILE },
+        notFrom: { statuses: ['PAGO'], refusal: () => new PaidMeanwhile() },
       });
       return sale.public_json;
     } catch (err) {
-      if (!(err instanceof AppError && err.message === PAID_MEANWHILE)) throw err;
+      if (!(err instanceof PaidMeanwhile)) throw err;
     }
   }
-  throw conflict(PAID_MEANWHILE);
+  throw new PaidMeanwhile();
 }

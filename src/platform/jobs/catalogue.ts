@@ -68,7 +68,6 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     retryDelayMaxSeconds: 600,
     expireInSeconds: 60,
   },
-  // the PSP down is waited for; a charge it could not remove meanwhile is still refused by the paid session's pages
   // the PSP or acquirer down is waited for; a charge left open meanwhile still expires by itself
   'sales.cancel-account-charges': {
     retryLimit: 20,
@@ -77,6 +76,7 @@ export const JOB_POLICIES: Record<JobName, JobPolicy> = {
     retryDelayMaxSeconds: 600,
     expireInSeconds: 300,
   },
+  // the PSP down is waited for; a charge it could not remove meanwhile is still refused by the paid session's pages
   'sales.cancel-session-charges': {
     retryLimit: 20,
     retryDelaySeconds: 10,

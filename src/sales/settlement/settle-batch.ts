@@ -1,5 +1,5 @@
 import { type Queryable, sqlLiteral } from '../../platform/db/db.js';
-import { AppError, conflict, notFound } from '../../platform/errors/app-error.js';
+import { AppError, notFound } from '../../platform/errors/app-error.js';
 import { isUuid, type PublicId } from '../../platform/ids/public-ids.js';
 import type { Queue } from '../../platform/jobs/queue.js';
 import type { SaleRow } from '../types.js';
@@ -21,7 +21,7 @@ export interface Settlement {
    * Statuses this report is refused from (409, nothing written), decided against the sale as locked: the
    * sandbox's ESTORNADO of a sale that became PAGO meanwhile is a refund, made by the refund's own door.
    */
-  notFrom?: { statuses: readonly SaleStatus[]; message: string };
+  notFrom?: { statuses: readonly SaleStatus[]; refusal: () => AppError };
 }
 
 /**
@@ -93,7 +93,7 @@ export async function settleBatch(
     const check = replays.has(i) ? 'same' : checkTransition(before.status, item.status);
     if (check === 'same') return { outcome: 'unchanged', sale: before };
     if (check === 'refused') return refusal(before.status, item.status);
-    if (item.notFrom?.statuses.includes(before.status)) return conflict(item.notFrom.message);
+    if (item.notFrom?.statuses.includes(before.status)) return item.notFrom.refusal();
     if (disputed.has(before.id)) {
       return new AppError(
         'CONFLICT',
