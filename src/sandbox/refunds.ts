@@ -1,7 +1,8 @@
+import type { Db } from '../platform/db/db.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { PublicId } from '../platform/ids/public-ids.js';
-import { refundedInFull } from '../sales/index.js';
-import type { SandboxDeps } from './sales.routes.js';
+import type { Queue } from '../platform/jobs/queue.js';
+import { refundedInFull, type SaleSettler } from '../sales/index.js';
 
 /** The sale was found PAGO, locked, by the status report: it is refunded as a paid sale instead (409 if again and again). */
 class PaidMeanwhile extends AppError {
@@ -21,7 +22,7 @@ class PaidMeanwhile extends AppError {
  * the parties' shares past the refund's admission.
  */
 export async function refundInFull(
-  deps: Pick<SandboxDeps, 'db' | 'queue' | 'settler'>,
+  deps: { db: Db; queue: Queue; settler: SaleSettler },
   ref: PublicId,
   accountId: number,
 ): Promise<string> {
