@@ -31,8 +31,10 @@ export interface DisputeRow {
   reminded_at: Date | null;
   created_at: Date;
   closed_at: Date | null;
-  /** Given back by MED devoluções (natureza MED_*) while it was open (migration 287): a MED's end. */
+  /** Given back by MED devoluções (natureza MED_*) of its sale (migration 287): a MED's end. */
   med_devolution_cents: number;
+  /** What it took when closed lost or accepted (migration 289); null while open, when won, or closed before. */
+  lost_cents: number | null;
 }
 
 /** What of a dispute's evidence file its views show (never the content). */
@@ -113,10 +115,13 @@ export async function closeDispute(
   tx: Queryable,
   id: number,
   status: 'won' | 'lost' | 'accepted',
+  /** What a loss took (0 when the sale's refunds had taken it all); null when won. */
+  lostCents: number | null,
 ): Promise<DisputeRow> {
   const [row] = await tx.query<DisputeRow>(
-    `UPDATE disputes SET status = $2, closed_at = date_trunc('milliseconds', now()) WHERE id = $1 RETURNING *`,
-    [id, status],
+    `UPDATE disputes SET status = $2, lost_cents = $3, closed_at = date_trunc('milliseconds', now())
+      WHERE id = $1 RETURNING *`,
+    [id, status, lostCents],
   );
   return row!;
 }

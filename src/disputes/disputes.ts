@@ -443,7 +443,7 @@ export class Disputes {
     if (now?.status === 'ESTORNADO') {
       // the sale's money went back with its refunds, so the outcome moves none of it; the opening's adjustment is
       // undone and the dispute closed, never left open for good (its outcome refused, its deadline never met)
-      const closed = await closeDispute(tx, dispute.id, status);
+      const closed = await closeDispute(tx, dispute.id, status, status === 'won' ? null : 0);
       if (reverted.length > 0) {
         await postEntry(tx, {
           kind: `dispute.${status}`,
@@ -526,7 +526,7 @@ export class Disputes {
         ...feeTaken(amount - now.heldNet),
       ];
     }
-    const closed = await closeDispute(tx, dispute.id, status);
+    const closed = await closeDispute(tx, dispute.id, status, status === 'won' ? null : amount);
     await postEntry(tx, { kind: `dispute.${status}`, refType: 'dispute', refId: dispute.id, postings });
     await this.notify(tx, closed, status === 'won' ? 'dispute.won' : 'dispute.lost');
     return closed;

@@ -13,11 +13,22 @@ export function installDisputeRules(): void {
   );
   // a MED's devolução (natureza MED_*) of a sale with a MED dispute open, lost or accepted is that dispute's end:
   // the dispute's outcome (Disputes.close) moves its money, once; a refund of it as well would take it twice
-  // (one still open is told: a later REJEITADA cannot win money already given back, med-notices.ts)
+  // (one still open is told: a later REJEITADA cannot win money already given back, med-notices.ts). It is the
+  // dispute's up to what the dispute holds (open: its amount; closed: what it took) less the MED devoluções
+  // told before; beyond that, the PSP gave back more than the dispute, and the rest is a refund of its own
   setMedDevolucaoRule({
     theirs: `EXISTS (SELECT 1 FROM disputes md WHERE md.sale_id = $1 AND md.kind = 'med'
                        AND md.status IN ('needs_response', 'under_review', 'lost', 'accepted'))`,
-    tell: `UPDATE disputes SET med_devolution_cents = med_devolution_cents + $2::bigint
-            WHERE sale_id = $1 AND kind = 'med' AND status IN ('needs_response', 'under_review')`,
+    tell: `WITH d AS (
+             SELECT id, GREATEST(0, LEAST($2::bigint,
+                      CASE WHEN closed_at IS NULL THEN amount_cents ELSE COALESCE(lost_cents, amount_cents) END
+                        - med_devolution_cents)) AS told
+               FROM disputes
+              WHERE sale_id = $1 AND kind = 'med'
+                AND status IN ('needs_response', 'under_review', 'lost', 'accepted')
+              ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1
+                FOR UPDATE)
+           UPDATE disputes SET med_devolution_cents = med_devolution_cents + d.told FROM d
+            WHERE disputes.id = d.id RETURNING d.told`,
   });
 }

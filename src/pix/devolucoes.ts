@@ -35,7 +35,8 @@ export interface ReportedDevolucao {
  * Another module's rule on a MED devolução (natureza MED_*) of a sale (disputes/rules.ts): `theirs`, an SQL
  * condition on the sale `$1` under which the devolução is the end of a dispute of the sale, whose outcome moves
  * its money (it is then recorded, never taken for a refund of its own as well); `tell`, an SQL statement on the
- * sale `$1` and the amount `$2` run in its place, so that the dispute knows the money went back.
+ * sale `$1` and the amount `$2` run in its place, so that the dispute knows the money went back, answering one
+ * row `{told}`: the cents of it the dispute takes (the rest, beyond the dispute, is a refund of its own).
  */
 export interface MedDevolucaoRule {
   theirs: string;
@@ -48,21 +49,22 @@ export function setMedDevolucaoRule(rule: MedDevolucaoRule): void {
   medDevolucaoRule = rule;
 }
 
-/** The MED devolução is a dispute's end: told to it (in one transaction with the check), true; else false. */
+/**
+ * A MED devolução of a sale whose MED dispute the gateway knows is that dispute's end: the part of it the
+ * dispute takes is told to it (the rule's statement answers how much); null when it is no dispute's.
+ */
 async function toldToItsDispute(
-  db: Db,
+  tx: Queryable,
   saleId: number,
   dev: ReportedDevolucao,
   amount: number,
-): Promise<boolean> {
+): Promise<number | null> {
   const rule = medDevolucaoRule;
-  if (!dev.natureza?.startsWith('MED_') || !rule) return false;
-  return db.tx(async (tx) => {
-    const [row] = await tx.query<{ theirs: boolean }>(`SELECT (${rule.theirs}) AS theirs`, [saleId]);
-    if (row?.theirs !== true) return false;
-    await tx.query(rule.tell, [saleId, amount]);
-    return true;
-  });
+  if (!dev.natureza?.startsWith('MED_') || !rule) return null;
+  const [row] = await tx.query<{ theirs: boolean }>(`SELECT (${rule.theirs}) AS theirs`, [saleId]);
+  if (row?.theirs !== true) return null;
+  const [told] = await tx.query<{ told: string | number }>(rule.tell, [saleId, amount]);
+  return Number(told?.told ?? 0);
 }
 
 const ID_CHARACTERS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -227,8 +229,9 @@ export async function endAttempt(
  * what it gave back (at most what was left of the sale): the sale's refunded amount grows, with a refund
  * listed (reason MADE_AT_THE_PROCESSOR, in its `sale.refunded`), and the one that completes what the payer paid
  * makes it ESTORNADO; beyond what was left, nothing more is recorded and the excess is logged. A MED's devolução
- * of a sale whose MED dispute the gateway knows is that dispute's end: its outcome moves the money, once.
- * Logged at warn (decisions.md).
+ * of a sale whose MED dispute the gateway knows is that dispute's end, up to what the dispute holds: its
+ * outcome moves that money, once; what it gave back beyond that is a refund made, as above. Logged at warn
+ * (decisions.md).
  */
 export async function applyUnrequestedDevolucao(
   db: Db,
@@ -247,26 +250,38 @@ export async function applyUnrequestedDevolucao(
   );
   if (!pix || pix.sale_id !== sale.id) return false; // not a Pix recorded for this sale
   const amount = parseReais(dev.valor ?? '') ?? -1;
-  // inserted once; its status only moves on from EM_PROCESSAMENTO: `changed` is true the first time only
-  const changed = await db.query(
-    `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, status)
-     VALUES ($1, $2, $3, $4, false, $5)
-     ON CONFLICT (e2eid, id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()
-       WHERE NOT bcb_devolucoes.requested AND bcb_devolucoes.status = 'EM_PROCESSAMENTO'
-         AND EXCLUDED.status <> 'EM_PROCESSAMENTO'
-     RETURNING 1`,
-    [e2eid, dev.id, sale.id, amount, dev.status],
-  );
-  if (dev.status !== 'DEVOLVIDO' || changed.length === 0 || !pix.credited || amount <= 0) return true;
+  // one transaction: the report recorded and what it moves, all or nothing (a crash between them once left a
+  // devolução recorded as seen and its money never taken, since a repeated report changes nothing)
+  const outcome = await db.tx(async (tx) => {
+    // inserted once; its status only moves on from EM_PROCESSAMENTO: `changed` is true the first time only
+    const changed = await tx.query(
+      `INSERT INTO bcb_devolucoes (e2eid, id, sale_id, amount, requested, status)
+       VALUES ($1, $2, $3, $4, false, $5)
+       ON CONFLICT (e2eid, id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()
+         WHERE NOT bcb_devolucoes.requested AND bcb_devolucoes.status = 'EM_PROCESSAMENTO'
+           AND EXCLUDED.status <> 'EM_PROCESSAMENTO'
+       RETURNING 1`,
+      [e2eid, dev.id, sale.id, amount, dev.status],
+    );
+    if (dev.status !== 'DEVOLVIDO' || changed.length === 0 || !pix.credited || amount <= 0) return null;
+    // a MED's devolução is its dispute's up to what the dispute holds; beyond it, a refund of its own
+    const told = await toldToItsDispute(tx, sale.id, dev, amount);
+    const beyond = amount - (told ?? 0);
+    const recorded = beyond > 0 ? await recordRefundMade(tx, settler.queue, sale.id, beyond) : 0;
+    return { told, beyond, recorded };
+  });
+  if (!outcome) return true;
+  const { told, beyond, recorded } = outcome;
   const where = { sale: sale.uuid, e2eid, devolucao: dev.id, amount, pixAmount: pix.amount };
-  if (await toldToItsDispute(db, sale.id, dev, amount)) {
+  if (told !== null) {
     log?.warn(
-      { ...where, natureza: dev.natureza },
-      "a MED's devolução the gateway did not request: its dispute's outcome moves the money, not a refund",
+      { ...where, natureza: dev.natureza, told, recorded },
+      beyond === 0
+        ? "a MED's devolução the gateway did not request: its dispute's outcome moves the money, not a refund"
+        : "a MED's devolução the gateway did not request, beyond its dispute's amount: the dispute's outcome moves its amount, the rest recorded as a refund of the sale",
     );
     return true;
   }
-  const recorded = await recordRefundMade(db, settler.queue, sale.id, amount);
   log?.warn(
     { ...where, recorded },
     recorded === amount

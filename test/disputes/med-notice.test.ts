@@ -189,6 +189,51 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
+  it("a MED's devolução beyond its dispute's amount: the dispute takes its amount, the rest is a refund of its own", async () => {
+    server.logs.expect("a MED's devolução the gateway did not request");
+    const before = await getBalance(db(), merchant.accountId);
+    // during the dispute: 30.00 given back on a MED of 20.00; the 10.00 beyond it is a refund made at once, and
+    // ACEITA then takes the dispute's 20.00
+    const first = await paidCharge(5000);
+    const a = psp.infracoes.open({ ...first.pix, valor: '20.00' });
+    expect(await read()).toMatchObject({ opened: 1 });
+    await devolvedAtPsp(first.pix.endToEndId, 'medmore1', '30.00', 'MED_FRAUDE');
+    expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'MED', refundedAmount: 1000 });
+    expect(await refundsOf(first.sale.uuid)).toEqual([1000]);
+    psp.infracoes.close(a.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    expect(await saleNow(first.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 3000 });
+    expect(await refundsOf(first.sale.uuid)).toEqual([1000, 2000]);
+
+    // after the dispute was lost: its 30.00 reported after ACEITA is the dispute's 20.00 and a refund of 10.00
+    const second = await paidCharge(5000);
+    const b = psp.infracoes.open({ ...second.pix, valor: '20.00' });
+    expect(await read()).toMatchObject({ opened: 1 });
+    psp.infracoes.close(b.idInfracao, 'ACEITA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    await devolvedAtPsp(second.pix.endToEndId, 'medmore2', '30.00', 'MED_FRAUDE');
+    expect(await saleNow(second.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 3000 });
+    expect(await refundsOf(second.sale.uuid)).toEqual([2000, 1000]);
+
+    // 20.00 given back during a MED of the whole 50.00, then REJEITADA: the dispute lost 20.00 only, so a
+    // further 10.00 given back is a refund of its own, not the dispute's
+    const third = await paidCharge(5000);
+    const c = psp.infracoes.open(third.pix);
+    expect(await read()).toMatchObject({ opened: 1 });
+    await devolvedAtPsp(third.pix.endToEndId, 'medmore3', '20.00', 'MED_FRAUDE');
+    psp.infracoes.close(c.idInfracao, 'REJEITADA');
+    expect(await read()).toMatchObject({ lost: 1 });
+    expect(await saleNow(third.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
+    await devolvedAtPsp(third.pix.endToEndId, 'medmore4', '10.00', 'MED_OPERACIONAL');
+    expect(await saleNow(third.sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 3000 });
+    expect(await refundsOf(third.sale.uuid)).toEqual([2000, 1000]);
+
+    // the three paid 15000 (no fee on this account), and 9000 went back to their payers
+    const after = await getBalance(db(), merchant.accountId);
+    expect(after.available + after.blocked).toBe(before.available + before.blocked + 15000 - 9000);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
   it('a devolução of its own made during a MED is taken once: the loss takes only what is left, and a sale refunded in full closes its dispute', async () => {
     server.logs.expect('devolução the gateway did not request');
     const before = await getBalance(db(), merchant.accountId);

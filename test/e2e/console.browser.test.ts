@@ -156,7 +156,14 @@ describe("the operators' console", () => {
 
     await menu(page).getByRole('link', { name: 'Saques' }).click();
     const queue = page.getByRole('table', { name: 'Em análise (retidos)' });
-    await queue.getByRole('cell', { name: `#${held.id}` }).waitFor();
+    // its number, and the start of the id the audit log names it by
+    const [heldRow] = await server.runtime.platform.db.query<{ uuid: string }>(
+      'SELECT uuid::text FROM withdrawals WHERE id = $1',
+      [held.id],
+    );
+    await queue
+      .getByRole('cell', { name: `#${held.id} ${heldRow!.uuid.slice(0, 8)}`, exact: true })
+      .waitFor();
     await clean(page, 'console-06-held-withdrawals');
     await page.getByRole('button', { name: `Liberar o saque ${held.id}` }).click();
     await page

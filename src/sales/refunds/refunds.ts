@@ -475,54 +475,53 @@ export const MADE_AT_THE_PROCESSOR = 'Made at the payment processor without a re
  * refund made at once, its share taken from available (no guard: it is already gone, and may leave the
  * merchant a debt); the one that completes what the payer paid makes the sale ESTORNADO. Recorded for at most
  * what was left of the sale to refund (the sale's refunds never add up to more than was paid); returns the
- * amount recorded (0: nothing was left, or the sale can no longer be refunded).
+ * amount recorded (0: nothing was left, or the sale can no longer be refunded). In the caller's transaction,
+ * with what else the report changes (the devolução recorded, a dispute told): all of it or none.
  */
 export async function recordRefundMade(
-  db: Db,
+  tx: Queryable,
   queue: Queue,
   saleId: number,
   reported: number,
 ): Promise<number> {
-  return db.tx(async (tx) => {
-    const sale = await lockSale(tx, saleId);
-    if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return 0;
-    // what is left of what was paid, by the refunds made alone: one in progress may never be made (the PSP
-    // refuses a devolução beyond what its Pix has left, as this one took it), and counted here it would leave
-    // this money, gone for certain, unrecorded once that one ends not made. Its hold stays where it is: ended
-    // not made, it is given back; made after all (both went back to the payer), the move to ESTORNADO takes it.
-    const left = paidOf(sale) - sale.refunded_amount;
-    const amount = Math.min(reported, Math.max(left, 0));
-    if (amount <= 0) return 0;
-    const net = shareOf({ ...sale, refund_pending_net: 0 }, amount, left);
-    // already made: its parts come from available, as it completes (no installment is taken)
-    const before = moneyOf(sale);
-    const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
-    const names = partyNames(sale);
-    const refund = await insertRefund(tx, {
-      saleId,
-      accountId: sale.account_id,
-      amount,
-      net,
-      status: 'FAILED', // not held: completing it takes its share from available
-      key: null,
-      hash: null,
-      reason: MADE_AT_THE_PROCESSOR,
-      payers: {
-        allocation: parts
-          .map((part, i) => ({
-            party: names[i]!,
-            amountCents: part,
-            fromReceivableCents: 0,
-            fromAvailableCents: part,
-          }))
-          .filter((a) => a.amountCents !== 0),
-        feeReturned: amount - net,
-        takes: [],
-      },
-    });
-    await completeLocked(tx, queue, sale, refund);
-    return amount;
+  const sale = await lockSale(tx, saleId);
+  if (!sale || (sale.status !== 'PAGO' && !isDispute(sale.status))) return 0;
+  // what is left of what was paid, by the refunds made alone: one in progress may never be made (the PSP
+  // refuses a devolução beyond what its Pix has left, as this one took it), and counted here it would leave
+  // this money, gone for certain, unrecorded once that one ends not made. Its hold stays where it is: ended
+  // not made, it is given back; made after all (both went back to the payer), the move to ESTORNADO takes it.
+  const left = paidOf(sale) - sale.refunded_amount;
+  const amount = Math.min(reported, Math.max(left, 0));
+  if (amount <= 0) return 0;
+  const net = shareOf({ ...sale, refund_pending_net: 0 }, amount, left);
+  // already made: its parts come from available, as it completes (no installment is taken)
+  const before = moneyOf(sale);
+  const parts = partsOf(before, { ...before, refundedNet: before.refundedNet + net });
+  const names = partyNames(sale);
+  const refund = await insertRefund(tx, {
+    saleId,
+    accountId: sale.account_id,
+    amount,
+    net,
+    status: 'FAILED', // not held: completing it takes its share from available
+    key: null,
+    hash: null,
+    reason: MADE_AT_THE_PROCESSOR,
+    payers: {
+      allocation: parts
+        .map((part, i) => ({
+          party: names[i]!,
+          amountCents: part,
+          fromReceivableCents: 0,
+          fromAvailableCents: part,
+        }))
+        .filter((a) => a.amountCents !== 0),
+      feeReturned: amount - net,
+      takes: [],
+    },
   });
+  await completeLocked(tx, queue, sale, refund);
+  return amount;
 }
 
 /**

@@ -79,7 +79,9 @@ export function Withdrawals() {
         >
           {rows.map((w) => (
             <tr key={w.id}>
-              <td>#{w.id}</td>
+              <td>
+                #{w.id} <span class="muted">{w.uuid.slice(0, 8)}</span>
+              </td>
               <td>
                 <a href={`#/contas/${w.accountId}`}>{w.accountName ?? `#${w.accountId}`}</a>
               </td>
