@@ -294,17 +294,18 @@ export class Disputes {
     };
   }
 
-  /** The acquirer's or PSP's verdict (the sandbox plays it). A closed dispute → DISPUTE_CLOSED. */
-  async decide(
-    accountId: number | null,
-    uuid: string,
-    outcome: Outcome,
-    /** A loss of part of the dispute's amount only (what a MED devolução gave back before a REJEITADA). */
-    lostCents?: number,
-  ): Promise<DisputeRow> {
+  /**
+   * The acquirer's or PSP's verdict (the PSP's infraction list, the sandbox plays it). A closed dispute →
+   * DISPUTE_CLOSED. A MED whose devolução the PSP made while it was open gave that money back to the payer: it is
+   * lost for what that gave back whatever the verdict, read with the dispute locked (a devolução told to it the
+   * moment before the verdict counts).
+   */
+  async decide(accountId: number | null, uuid: string, outcome: Outcome): Promise<DisputeRow> {
     return this.db.tx(async (tx) => {
       const dispute = await this.openDisputeOf(tx, accountId, uuid);
-      return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost', lostCents);
+      const returned = Number(dispute.med_devolution_cents);
+      if (outcome === 'won' && returned > 0) return this.close(tx, dispute, 'lost', returned);
+      return this.close(tx, dispute, outcome === 'won' ? 'won' : 'lost');
     });
   }
 

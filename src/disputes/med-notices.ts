@@ -89,16 +89,9 @@ export async function readMedNotices(
       }
     } else if (!open && !known.closed_at) {
       // ACEITA loses it; a MED devolução made during it (the PSP gave that money back) is lost whatever the
-      // verdict, for what it gave back: REJEITADA then wins the rest
-      const returned = Number(known.med_devolution_cents);
-      const outcome = infracao.status === 'ACEITA' || returned > 0 ? 'lost' : 'won';
+      // verdict, for what it gave back: REJEITADA then wins the rest (decide reads it with the dispute locked)
       try {
-        const closed = await disputes.decide(
-          null,
-          known.uuid,
-          outcome,
-          infracao.status === 'ACEITA' || returned === 0 ? undefined : returned,
-        );
+        const closed = await disputes.decide(null, known.uuid, infracao.status === 'ACEITA' ? 'lost' : 'won');
         // as it closed (a sale refunded in full during it is lost whatever the verdict)
         report[closed.status === 'won' ? 'won' : 'lost']++;
       } catch (err) {

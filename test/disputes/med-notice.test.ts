@@ -15,7 +15,7 @@ import { call } from '../support/http.js';
 import { startBcbGateway } from '../support/psp.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
-import { type DisputeBody, medNoticeReader } from './fixtures.js';
+import { type DisputeBody, decide, medNoticeReader } from './fixtures.js';
 
 let psp: DevPsp;
 let server: TestServer;
@@ -231,6 +231,21 @@ describe("the PSP's MED notice (Efí's GET /v2/gn/infracoes)", () => {
     // the three paid 15000 (no fee on this account), and 9000 went back to their payers
     const after = await getBalance(db(), merchant.accountId);
     expect(after.available + after.blocked).toBe(before.available + before.blocked + 15000 - 9000);
+    expect((await verifyLedger(db())).problems).toEqual([]);
+  });
+
+  it("a verdict of won on a MED whose devolução the PSP made during it is lost for that part, by any door (the sandbox's here)", async () => {
+    server.logs.expect("a MED's devolução the gateway did not request");
+    const { sale, pix } = await paidCharge(5000);
+    psp.infracoes.open(pix);
+    expect(await read()).toMatchObject({ opened: 1 });
+    await devolvedAtPsp(pix.endToEndId, 'medwon1', '20.00', 'MED_FRAUDE');
+    const [dispute] = await disputesOfSale(sale.uuid);
+    const verdict = await decide(server, merchant, dispute!.id, 'won');
+    expect(verdict.status, verdict.text).toBe(200);
+    expect(verdict.body).toMatchObject({ status: 'lost' });
+    expect(await saleNow(sale.uuid)).toMatchObject({ status: 'PAGO', refundedAmount: 2000 });
+    expect(await refundsOf(sale.uuid)).toEqual([2000]);
     expect((await verifyLedger(db())).problems).toEqual([]);
   });
 
