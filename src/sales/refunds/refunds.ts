@@ -200,7 +200,16 @@ async function hold(tx: Queryable, sale: SaleRow, amount: number, share: number)
     postings.push({ target: bucketOf(p.holder, 'receivable'), amount: -total });
   }
   await refuseUncovered(tx, sale, parties, postings);
-  if (effect) await post(tx, sale.id, { ...effect, postings }, true);
+  if (effect) {
+    await post(tx, sale.id, { ...effect, postings }, true).catch(async (err: unknown) => {
+      // the entry's guard refused it: an entry committed since the check (a cashout, another refund) took the
+      // balance, and the guard waited for it. Checked again as it is now, to name the party and what it lacks
+      if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') {
+        await refuseUncovered(tx, sale, parties, postings);
+      }
+      throw err;
+    });
+  }
   await setSaleRefunds(tx, sale.id, {
     refundedAmount: sale.refunded_amount,
     refundedNet: sale.refunded_net,
@@ -308,7 +317,8 @@ function availableOf(postings: Posting[], holder: Holder): Posting | undefined {
 
 /**
  * Refuses a refund that would take any party's available balance below zero, naming the first that lacks and
- * by how much (in cents, as the refund is asked). The entry's own guard holds it under concurrency; this names.
+ * by how much (in cents, as the refund is asked). The entry's own guard holds it under concurrency; this names
+ * (before the entry, and again after the guard refused it).
  */
 async function refuseUncovered(
   tx: Queryable,

@@ -13,6 +13,7 @@ import { createRecipient, recipientBalance } from '../../recipients/fixtures.js'
 import { createMerchant, type TestMerchant } from '../../support/factories.js';
 import { call } from '../../support/http.js';
 import { startServer, type TestServer } from '../../support/server.js';
+import { waitUntil } from '../../support/wait.js';
 import { eventsOf, moveTo, saleInput } from '../fixtures.js';
 
 interface Allocation {
@@ -220,6 +221,61 @@ describe('a split card sale’s refund', () => {
     );
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/^The platform's available balance lacks \d+ cents for this refund/);
+  });
+
+  it('a refund whose balance a cashout took after its check (the entry’s guard refuses it) names the party too', async () => {
+    const other = await createMerchant(server, 'Loja que sacou durante');
+    const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
+      headers: other.keys,
+      body: saleInput({ amount: 50000 }),
+    });
+    await moveTo(server, other, sale.body.uuid, 'PAGO');
+    const paid = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
+      headers: other.keys,
+    });
+    // the balance row held while a cashout of all of it, then the refund (its check passed: the balance was
+    // there), reach their guarded debits; let go, the cashout's comes first and the refund's guard refuses
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let locked = false;
+    const holder = db().tx(async (tx) => {
+      await tx.query(
+        `SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND bucket = 'available' FOR UPDATE`,
+        [other.accountId],
+      );
+      locked = true;
+      await held;
+    });
+    const waiting = async (n: number) =>
+      waitUntil(async () => {
+        const [r] = await db().query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%ledger_accounts%'`,
+        );
+        return r!.n >= n || undefined;
+      });
+    await waitUntil(() => locked || undefined);
+    const out = call('POST', `${server.url}/api/public/cashout`, {
+      headers: other.keys,
+      body: { amount: paid.body.available / 100, pixKey: '52998224725' },
+    });
+    await waiting(1);
+    const refused = call<{ error: string; message: string }>(
+      'POST',
+      `${server.url}/api/transactions/${sale.body.uuid}/refund`,
+      { headers: other.keys, body: { amountCents: 1000 } },
+    );
+    await waiting(2);
+    release();
+    await holder;
+    expect((await out).status).toBe(201);
+    const answer = await refused;
+    expect(answer.status, answer.text).toBe(422);
+    expect(answer.body.error).toBe('INSUFFICIENT_BALANCE');
+    expect(answer.body.message).toMatch(/^The platform's available balance lacks \d+ cents for this refund/);
+    await expectLedgerOk();
   });
 });
 
