@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { seriousViolations } from '../support/axe.js';
 import { cutChoices, launch, shot } from '../support/browser.js';
+import { login as apiLogin } from '../support/factories.js';
 import { call } from '../support/http.js';
 import { fundMerchant } from '../support/ledger.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -641,6 +642,26 @@ describe('the merchant panel', () => {
       }
       await shot(phone, `phone-${label.normalize('NFD').replace(/[^a-zA-Z]/g, '')}`);
     }
+    // a webhook's page, headed by its URL (a long one, as real ones are): the headings wrap inside it
+    const longUrl = `${hooks.url}/integracoes/pagamentos/webhooks/recebedor-de-eventos-da-loja-principal`;
+    const signedIn = await apiLogin(server, EMAIL, PASSWORD);
+    const session = { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf };
+    const hook = await call<{ id: string }>('POST', `${server.url}/api/webhook`, {
+      headers: session,
+      body: { webhookUrl: longUrl, events: ['*'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    await phone.reload(); // the Webhooks page, opened last, lists the new one once loaded again
+    await phone.getByRole('button', { name: `Abrir o webhook ${longUrl}` }).click();
+    await phone.getByRole('heading', { name: `Saúde de ${longUrl}` }).waitFor();
+    expect(
+      await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+      'a webhook with a long URL',
+    ).toBeLessThanOrEqual(0);
+    await shot(phone, 'phone-webhook-long-url');
+    await call('DELETE', `${server.url}/api/webhook/${hook.body.id}`, { headers: session });
     // a PIX sale still payable, with its code and QR: its page fits too
     await phone.goto(`${server.url}/#/vendas/${pendingPix}`);
     await phone.getByRole('img', { name: 'QR code do PIX desta venda' }).waitFor();
