@@ -62,6 +62,8 @@ describe("the operators' console", () => {
     const page = await newPage();
     await page.goto(`${server.url}/ops#/convite/${invited.token}`);
     await page.getByRole('heading', { name: 'Convite para o console' }).waitFor();
+    // the tab names the page, signed out as signed in
+    await expect.poll(() => page.title()).toBe('Aceitar convite · Console de operação');
     await clean(page, 'console-01-invitation');
     await page.getByLabel('Senha (mínimo de 8 caracteres)').fill('senha-do-operador');
     await page.getByRole('button', { name: 'Continuar' }).click();
@@ -71,6 +73,7 @@ describe("the operators' console", () => {
     await page.getByLabel('Código do autenticador').fill(totpCode(secret, -1));
     await page.getByRole('button', { name: 'Concluir cadastro' }).click();
     await page.getByText('Cadastro concluído.').waitFor();
+    await expect.poll(() => page.title()).toBe('Entrar · Console de operação');
 
     await page.getByLabel('E-mail').fill(invited.email);
     await page.getByLabel('Senha').fill('senha-do-operador');

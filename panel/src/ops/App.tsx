@@ -47,8 +47,10 @@ export function App() {
     ? { hash, label: 'Conta', Page: Accounts, need: 'support' as const }
     : (PAGES.find((p) => p.hash === hash) ?? PAGES[0]!);
   useEffect(() => {
-    document.title = operator ? `${current.label} · Console de operação` : 'Console de operação';
-  }, [current, operator]);
+    // signed out, the page says what it asks for: to sign in, or (from an invitation's link) to accept it
+    const name = operator ? current.label : invitation ? 'Aceitar convite' : 'Entrar';
+    document.title = `${name} · Console de operação`;
+  }, [current, operator, invitation]);
   useEffect(() => {
     whenSessionExpires(() => {
       setOperator(null);
