@@ -48,7 +48,7 @@ export class OperatorInvitations {
         [email, role, actor.id],
       );
       if (!row) throw new AppError('EMAIL_TAKEN', `${email} is already an operator`);
-      const invitationUrl = await this.issue(tx, row);
+      const invitationUrl = await this.issue(tx, row, actor);
       await recordOperatorAudit(tx, actor, {
         action: 'operator.invited',
         target: `operator:${row.id}`,
@@ -80,7 +80,7 @@ export class OperatorInvitations {
           WHERE id = $1 RETURNING *`,
         [row.id],
       );
-      await this.issue(tx, fresh!);
+      await this.issue(tx, fresh!, actor);
       await recordOperatorAudit(tx, actor, {
         action: 'operator.invitation_resent',
         target: `operator:${row.id}`,
@@ -91,13 +91,16 @@ export class OperatorInvitations {
     });
   }
 
-  /** A new one-time link for the operator, e-mailed to them; answered only to the caller (the CLI prints it). */
-  private async issue(tx: Queryable, operator: OperatorRow): Promise<string> {
+  /**
+   * A new one-time link for the operator, e-mailed to them; answered only to the caller (the CLI prints it). Who
+   * sent it is kept: disabling them ends it (OperatorStaff.disable).
+   */
+  private async issue(tx: Queryable, operator: OperatorRow, sender: OperatorActor): Promise<string> {
     const token = newToken('', 32);
     await tx.query(
-      `INSERT INTO operator_invitations (token_hash, operator_id, expires_at)
-       VALUES ($1, $2, now() + make_interval(hours => $3))`,
-      [hashSecret(token), operator.id, INVITATION_HOURS],
+      `INSERT INTO operator_invitations (token_hash, operator_id, expires_at, sent_by)
+       VALUES ($1, $2, now() + make_interval(hours => $3), $4)`,
+      [hashSecret(token), operator.id, INVITATION_HOURS, sender.id],
     );
     const invitationUrl = `${this.publicUrl}/ops#/convite/${token}`;
     if (!this.mail) return invitationUrl;

@@ -23,6 +23,13 @@ export class OperatorStaff {
       const target = await lockInTurn(tx, operatorId, actor, 'disable your own access');
       if (target.status === 'disabled') return operatorView(target);
       await keepAnAdmin(tx, target, `${target.email} is the only active admin: invite another admin first`);
+      // the links they sent that nobody has enrolled with yet stop working too (they left, or their account was
+      // taken): another admin sends them again. Only invitation rows: no operator row is locked by it
+      const revoked = await tx.query(
+        `UPDATE operator_invitations SET expires_at = now()
+          WHERE sent_by = $1 AND enrolled_at IS NULL AND expires_at > now() RETURNING 1`,
+        [target.id],
+      );
       const [row] = await tx.query<OperatorRow>(
         // the authenticator forgotten with the steps it used: a new one, on a new invitation, starts afresh
         `UPDATE operators SET status = 'disabled', password_hash = NULL, totp_secret_enc = NULL,
@@ -35,7 +42,10 @@ export class OperatorStaff {
         action: 'operator.disabled',
         target: `operator:${target.id}`,
         before: { email: target.email, role: target.role, status: target.status },
-        after: { status: 'disabled' },
+        after: {
+          status: 'disabled',
+          ...(revoked.length > 0 ? { invitationsSentEnded: revoked.length } : {}),
+        },
       });
       return operatorView(row!);
     });

@@ -145,6 +145,61 @@ describe("an operator's access, changed by an admin", () => {
     expect(back.csrf).toBeTruthy();
   });
 
+  it('the invitations a disabled admin sent stop working, whoever was enrolling with them; another admin sends them again', async () => {
+    const leaving = await createOperator(server, 'admin');
+    const staying = await createOperator(server, 'admin');
+    const waiting = await inviteThroughConsole(server, leaving, mailbox, 'admin');
+    const halfway = await inviteThroughConsole(server, leaving, mailbox, 'support');
+    const accepted = await call<{ totpSecret: string }>(
+      'POST',
+      `${server.url}/api/ops/auth/accept-invitation`,
+      {
+        body: { token: halfway.token, password: 'senha-de-quem-comecou' },
+      },
+    );
+    expect(accepted.status, accepted.text).toBe(200);
+    // an invitation the staying admin sent is not the leaving one's
+    const theirs = await inviteThroughConsole(server, staying, mailbox, 'risk');
+
+    const disabled = await send<Changed>('POST', `/api/ops/operators/${leaving.id}/disable`, staying);
+    expect(disabled.status, disabled.text).toBe(200);
+    const unused = await call<Envelope>('POST', `${server.url}/api/ops/auth/accept-invitation`, {
+      body: { token: waiting.token, password: 'senha-de-quem-esperou' },
+    });
+    expect(unused.status).toBe(400);
+    expect(unused.body.error.code).toBe('INVALID_TOKEN');
+    const unfinished = await call<Envelope>('POST', `${server.url}/api/ops/auth/totp/enable`, {
+      body: { token: halfway.token, code: totpCode(accepted.body.totpSecret) },
+    });
+    expect(unfinished.status).toBe(400);
+    expect(unfinished.body.error.code).toBe('INVALID_TOKEN');
+    const kept = await call('POST', `${server.url}/api/ops/auth/accept-invitation`, {
+      body: { token: theirs.token, password: 'senha-de-quem-foi-convidado' },
+    });
+    expect(kept.status, kept.text).toBe(200);
+    // the audit says how many it ended
+    expect((await auditOf(staying, leaving.id)).find((e) => e.action === 'operator.disabled')?.after).toEqual(
+      {
+        status: 'disabled',
+        invitationsSentEnded: 2,
+      },
+    );
+
+    // sent again by the admin who stays: the new link enrols
+    const mailsBefore = mailbox.to(waiting.email).length;
+    const resent = await send('POST', `/api/ops/operators/${waiting.id}/resend-invitation`, staying);
+    expect(resent.status, resent.text).toBe(200);
+    const mail = await waitUntil(
+      () => mailbox.to(waiting.email)[mailsBefore],
+      30000,
+      () => 'the new link',
+    );
+    const again = await call('POST', `${server.url}/api/ops/auth/accept-invitation`, {
+      body: { token: linkToken(mail, 'convite'), password: 'senha-de-quem-esperou' },
+    });
+    expect(again.status, again.text).toBe(200);
+  });
+
   it('a role changed applies from the next request; nobody changes their own access, and only an admin changes anyone', async () => {
     const admin = await createOperator(server, 'admin');
     const support = await createOperator(server, 'support');

@@ -50,6 +50,7 @@ const FIELD: Record<string, string> = {
   createdBy: 'por',
   rule: 'regra nº',
   ruleName: 'regra',
+  invitationsSentEnded: 'convites enviados por ele encerrados',
 };
 
 /** A plan's credit rates by installments ({"1": "3.49", "2-6": …}) as the fee plans page says them. */
