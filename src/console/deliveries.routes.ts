@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { getAccount } from '../accounts/index.js';
 import { operatorActor, recordOperatorAudit } from '../operators/index.js';
+import { notFound } from '../platform/errors/app-error.js';
 import { EnvelopeErrorBody, errorAnswers } from '../platform/http/error-schemas.js';
 import { sendJsonText } from '../platform/http/json-reply.js';
 import type { Http } from '../platform/http/types.js';
@@ -19,16 +21,20 @@ export async function consoleDeliveryRoutes(app: Http, deps: ConsoleRouteDeps): 
   app.get(
     '/api/ops/accounts/:id/webhooks',
     {
-      config: { ...A, opsRole: 'support' },
+      config: { ...A, opsRole: 'support', errors: ['NOT_FOUND'] },
       onRequest: deps.requireOperator,
       schema: {
         tags: ['console'],
-        summary: "An account's webhooks",
+        summary: "An account's webhooks (an unknown account: 404, as its other routes answer)",
         params: Type.Object({ id: Id }),
         response: { 200: Type.Array(Webhook), ...errors },
       },
     },
-    async (request) => deps.webhooks.list(Number(params(request).id)),
+    async (request) => {
+      const accountId = Number(params(request).id);
+      if (!(await getAccount(deps.db, accountId))) throw notFound('Account not found');
+      return deps.webhooks.list(accountId);
+    },
   );
 
   app.get(

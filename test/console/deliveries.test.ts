@@ -37,6 +37,13 @@ describe("an account's deliveries in the console", () => {
       },
     );
     expect(hooks.body.map((h) => h.id)).toEqual([hook.id]);
+    // an account that does not exist is not found, as on its other routes (not an empty list)
+    const none = await call<{ error: { code: string } }>(
+      'GET',
+      `${server.url}/api/ops/accounts/999999999/webhooks`,
+      { headers: support.ops },
+    );
+    expect([none.status, none.body.error?.code]).toEqual([404, 'NOT_FOUND']);
     const deliveries = await call<{ id: number; status: string }[]>(
       'GET',
       `${server.url}/api/ops/accounts/${m.accountId}/webhooks/${hook.id}/deliveries`,

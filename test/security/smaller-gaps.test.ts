@@ -91,7 +91,7 @@ describe('errors raised before a route is matched are in that route’s shape', 
   });
 });
 
-describe('Cache-Control: no-store on responses carrying a CSRF token or a secret', () => {
+describe('Cache-Control: no-store on responses carrying a CSRF token or a secret, and on every API answer', () => {
   it('login, me, new credential, new webhook', async () => {
     const login = await call('POST', `${server.url}/api/auth/login`, {
       body: { email: merchant.email, password: merchant.password },
@@ -108,6 +108,25 @@ describe('Cache-Control: no-store on responses carrying a CSRF token or a secret
     });
     expect(hook.status, hook.text).toBe(201);
     expect(hook.headers['cache-control']).toBe('no-store');
+  });
+
+  it("every API answer, one account's data or an error: the API key's, the panel's and the console's", async () => {
+    const answers = [
+      await call('GET', `${server.url}/api/public/balance`, { headers: merchant.keys }),
+      await call('GET', `${server.url}/api/transactions?limit=1`, { headers: merchant.keys }),
+      await call('GET', `${server.url}/api/sales`, { headers: merchant.panel }),
+      await call('GET', `${server.url}/api/public/balance`),
+      await call('GET', `${server.url}/api/ops/accounts`),
+      await call('GET', `${server.url}/api/no-such-route`),
+    ];
+    expect(answers.map((a) => [a.status, a.headers['cache-control']])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [401, 'no-store'],
+      [401, 'no-store'],
+      [404, 'no-store'],
+    ]);
   });
 });
 

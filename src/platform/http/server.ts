@@ -83,9 +83,12 @@ export async function createHttp(config: Config, log: Logger): Promise<Http> {
       routeList.push({ method, url: route.url, errorShape: route.config?.errorShape ?? 'envelope' });
     }
   });
-  // every response carries its request id, errors and 404s included; the logger puts it on every line
+  // every response carries its request id, errors and 404s included; the logger puts it on every line. And no
+  // API answer is kept by a cache (a browser's, a proxy's): balances, sales, customers and the console's accounts
+  // are one account's or operator's own, read fresh each time (a route may still say otherwise)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     done();
   });
 
