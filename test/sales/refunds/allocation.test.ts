@@ -198,41 +198,48 @@ describe('a split card sale’s refund', () => {
     await expectLedgerOk();
   });
 
-  it('a PIX sale’s refund that the platform’s available cannot cover is refused, naming the platform', async () => {
-    const other = await createMerchant(server, 'Loja sem saldo');
+  /** A new merchant's paid PIX sale of R$ 500,00, a cashout of all it made, and its refund of R$ 10,00. */
+  const paidSale = async (name: string) => {
+    const other = await createMerchant(server, name);
     const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
       headers: other.keys,
       body: saleInput({ amount: 50000 }),
     });
     await moveTo(server, other, sale.body.uuid, 'PAGO');
-    // the money left: a withdrawal took all of it
     const paid = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
       headers: other.keys,
     });
-    const out = await call('POST', `${server.url}/api/public/cashout`, {
-      headers: other.keys,
-      body: { amount: paid.body.available / 100, pixKey: '52998224725' },
-    });
+    return {
+      other,
+      cashOutAll: () =>
+        call('POST', `${server.url}/api/public/cashout`, {
+          headers: other.keys,
+          body: { amount: paid.body.available / 100, pixKey: '52998224725' },
+        }),
+      refund: () =>
+        call<{ error: string; message: string }>(
+          'POST',
+          `${server.url}/api/transactions/${sale.body.uuid}/refund`,
+          {
+            headers: other.keys,
+            body: { amountCents: 1000 },
+          },
+        ),
+    };
+  };
+
+  it('a PIX sale’s refund that the platform’s available cannot cover is refused, naming the platform', async () => {
+    const { cashOutAll, refund } = await paidSale('Loja sem saldo');
+    // the money left: a withdrawal took all of it
+    const out = await cashOutAll();
     expect(out.status, out.text).toBe(201);
-    const refused = await call<{ error: string; message: string }>(
-      'POST',
-      `${server.url}/api/transactions/${sale.body.uuid}/refund`,
-      { headers: other.keys, body: { amountCents: 1000 } },
-    );
+    const refused = await refund();
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/^The platform's available balance lacks \d+ cents for this refund/);
   });
 
   it('a refund whose balance a cashout took after its check (the entry’s guard refuses it) names the party too', async () => {
-    const other = await createMerchant(server, 'Loja que sacou durante');
-    const sale = await call<{ uuid: string }>('POST', `${server.url}/api/transactions`, {
-      headers: other.keys,
-      body: saleInput({ amount: 50000 }),
-    });
-    await moveTo(server, other, sale.body.uuid, 'PAGO');
-    const paid = await call<{ available: number }>('GET', `${server.url}/api/public/balance`, {
-      headers: other.keys,
-    });
+    const { other, cashOutAll, refund } = await paidSale('Loja que sacou durante');
     // the balance row held while a cashout of all of it, then the refund (its check passed: the balance was
     // there), reach their guarded debits; let go, the cashout's comes first and the refund's guard refuses
     let release: () => void = () => undefined;
@@ -257,16 +264,9 @@ describe('a split card sale’s refund', () => {
         return r!.n >= n || undefined;
       });
     await waitUntil(() => locked || undefined);
-    const out = call('POST', `${server.url}/api/public/cashout`, {
-      headers: other.keys,
-      body: { amount: paid.body.available / 100, pixKey: '52998224725' },
-    });
+    const out = cashOutAll();
     await waiting(1);
-    const refused = call<{ error: string; message: string }>(
-      'POST',
-      `${server.url}/api/transactions/${sale.body.uuid}/refund`,
-      { headers: other.keys, body: { amountCents: 1000 } },
-    );
+    const refused = refund();
     await waiting(2);
     release();
     await holder;
