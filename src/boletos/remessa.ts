@@ -1,6 +1,7 @@
 import { nextBusinessDay } from '../payment-standards/index.js';
 import type { BoletoSettings } from '../platform/config/boleto.js';
 import { addDays } from '../platform/time/calendar.js';
+import { toSaoPaulo } from '../platform/time/sao-paulo.js';
 import { type Field, record, toCnabDate } from './cnab240.js';
 import type { BoletoRow } from './data.js';
 
@@ -149,7 +150,8 @@ const lateFrom = (b: BoletoRow) => toCnabDate(addDays(nextBusinessDay(b.due_date
 
 /** A boleto's segment P: the title as registered, with the movement asked of the bank (01 entrada, 02 baixa). */
 function segmentP(s: BoletoSettings, b: BoletoRow, n: number, movement: '01' | '02'): string {
-  const created = b.created_at.toISOString().slice(0, 10);
+  // the day it was issued in São Paulo, as the file's own day is (late evening there is already tomorrow in UTC)
+  const created = toSaoPaulo(b.created_at).slice(0, 10);
   const late = lateFrom(b);
   return record([
     ...detail(s.bank, n, 'P', movement),

@@ -7,6 +7,7 @@ import { importRetorno, type Liquidacao } from '../../src/boletos/retorno.js';
 import { getBalance } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { addDays } from '../../src/platform/time/calendar.js';
+import { fromSaoPaulo } from '../../src/platform/time/sao-paulo.js';
 import { eventsOf, moveTo } from '../sales/fixtures.js';
 import { runGateway } from '../support/cli.js';
 import { createMerchant, type TestMerchant } from '../support/factories.js';
@@ -611,5 +612,22 @@ describe('gateway boletos remessa', () => {
     expect(again.movementOf(cancelled)).toEqual([]);
     expect(again.movementOf(paidByPix)).toEqual([]);
     expect(again.movementOf(open)).toEqual([{ movement: '01', next: 'Q' }]);
+  });
+
+  it('dates a boleto issued late in the evening on its São Paulo day, as the file it is in', async () => {
+    const late = await issue();
+    const day = spDay(-4);
+    // 23:30 in São Paulo: already the next day in UTC
+    await db().query(
+      `UPDATE boletos b SET created_at = $2 FROM sales s WHERE s.id = b.sale_id AND s.uuid = $1`,
+      [late.uuid, fromSaoPaulo(`${day}T23:30`)],
+    );
+    const out = path.join(dir, `remessa-late-${day}.rem`);
+    const res = await runGateway(['boletos', 'remessa', '--date', day, '--out', out, '--json'], env());
+    expect(res.code, res.stderr).toBe(0);
+    const records = readFileSync(out, 'latin1').replace(/\r\n$/, '').split('\r\n');
+    const p = records.find((r) => cut(r, 14, 14) === 'P' && cut(r, 38, 57).endsWith(late.boleto.nossoNumero));
+    expect(p, 'its segment P').toBeDefined();
+    expect(cut(p!, 110, 117)).toBe(`${day.slice(8)}${day.slice(5, 7)}${day.slice(0, 4)}`);
   });
 });
