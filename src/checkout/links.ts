@@ -12,7 +12,7 @@ import {
   listLinks,
   setLinkActive,
 } from './links.data.js';
-import { refuseUntaken, type TakenMethods } from './methods.js';
+import { refuseBeyondMethods, refuseUntaken, type TakenMethods } from './methods.js';
 import { newSlug } from './slugs.js';
 import { returnUrl } from './urls.js';
 
@@ -72,6 +72,7 @@ export class PaymentLinks {
     refuseUntaken(input.methods, this.taken);
     const amounts = amountsOf(input);
     const methods = methodsOf(input.methods);
+    if (amounts.amount_cents !== null) refuseBeyondMethods(amounts.amount_cents, methods);
     const maxInstallments = installmentsOf(input);
     await checkChargesOf(
       this.db,

@@ -1,3 +1,4 @@
+import { MAX_BOLETO_CENTS } from '../payment-standards/index.js';
 import { CheckoutInputError } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
 
@@ -23,3 +24,15 @@ export function refuseUntaken(methods: readonly CheckoutMethod[], taken: TakenMe
  */
 export const offered = (methods: readonly CheckoutMethod[], taken: TakenMethods): CheckoutMethod[] =>
   methods.filter((m) => taken.has(m));
+
+/**
+ * A fixed amount a method it offers cannot carry (a boleto's barcode holds at most MAX_BOLETO_CENTS): refused at
+ * creation (400), not met by the payer as a refusal of their data when they pick that method.
+ */
+export function refuseBeyondMethods(amountCents: number, methods: readonly CheckoutMethod[]): void {
+  if (methods.includes('BOLETO') && amountCents > MAX_BOLETO_CENTS) {
+    throw new CheckoutInputError(
+      `amountCents ${amountCents} is more than a boleto can carry (${MAX_BOLETO_CENTS} cents): lower it or leave BOLETO out of methods`,
+    );
+  }
+}

@@ -4,7 +4,7 @@ import { checkChargesOf, type OriginSale, salesOfSessions } from '../sales/index
 import { CheckoutNotFound } from './errors.js';
 import type { CheckoutMethod } from './links.data.js';
 import { chargesOf, methodsOf } from './links.js';
-import { refuseUntaken, type TakenMethods } from './methods.js';
+import { refuseBeyondMethods, refuseUntaken, type TakenMethods } from './methods.js';
 import { type PayerInput, prefilledPayer } from './payer.js';
 import { findSession, insertSession, type SessionItem, type SessionRow } from './sessions.data.js';
 import { returnUrl } from './urls.js';
@@ -69,6 +69,7 @@ export class CheckoutSessions {
   async create(accountId: number, input: SessionInput): Promise<SessionView> {
     refuseUntaken(input.methods, this.taken);
     const methods = methodsOf(input.methods);
+    refuseBeyondMethods(input.amountCents, methods);
     await checkChargesOf(this.db, accountId, input.split, chargesOf([input.amountCents], methods, null));
     const row = await insertSession(
       this.db,

@@ -73,6 +73,11 @@ describe('POST /api/payment-links', () => {
     ['an unknown method', { methods: ['PIX', 'CASH'] }, 'methods'],
     ['a method twice', { methods: ['PIX', 'PIX'] }, 'methods'],
     ['installments without CREDIT_CARD', { maxInstallments: 3 }, 'maxInstallments'],
+    [
+      'a fixed amount beyond what a boleto carries, boleto offered',
+      { amountCents: 10_000_000_000, methods: ['PIX', 'BOLETO'] },
+      'amountCents',
+    ],
     ['an expiry in the past', { expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
     ['an expiry that is no date', { expiresAt: 'amanhã' }, 'expiresAt'],
     ['maxUses 0', { maxUses: 0 }, 'maxUses'],

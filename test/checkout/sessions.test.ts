@@ -51,6 +51,15 @@ describe('POST /api/checkout/sessions', () => {
     ['a customer with a wrong CPF', { customer: { document: '529.982.247-24' } }, 'customer.document'],
     ['a customer with a bad email', { customer: { email: 'maria' } }, 'customer.email'],
     ['no methods', { methods: [] }, 'methods'],
+    [
+      'an amount beyond what a boleto carries, boleto offered',
+      {
+        amountCents: 10_000_000_000,
+        items: [{ title: 'Lote', unitPrice: 10_000_000_000, quantity: 1, tangible: true }],
+        methods: ['BOLETO'],
+      },
+      'amountCents',
+    ],
   ])('refuses %s: 400 shape D naming the field, nothing written', async (_, overrides, field) => {
     const before = await countRows(server, 'checkout_sessions');
     const res = await create(sessionInput(overrides));
