@@ -150,8 +150,10 @@ describe('the subscriber’s page', () => {
       ...CUSTOMER,
       email: 'expirou@example.com',
     });
+    // a plan's name as a shop may write it, one long word: the page's heading wraps inside it on a phone
+    const planName = 'PlanoTrimestralPremiumComAcessoIlimitadoATodosOsCursosDaPlataforma';
     const plan = await api<{ id: string }>('POST', '/api/plans', {
-      name: 'Plano Trimestral',
+      name: planName,
       amountCents: 9990,
       interval: 'month',
       intervalCount: 3,
@@ -172,11 +174,17 @@ describe('the subscriber’s page', () => {
       const s = await api<{ status: string }>('GET', `/api/subscriptions/${sub.body.id}`);
       return s.body.status === 'incomplete_expired';
     }, 30_000);
-    const page = await (await browser.newContext({ viewport: { width: 420, height: 900 } })).newPage();
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await page.goto(`${server.url}${new URL(sub.body.billingUrl).pathname}`);
     await page
       .getByRole('heading', { name: 'Situação: Encerrada: o primeiro pagamento não foi feito' })
       .waitFor();
+    await page.getByRole('heading', { name: planName }).waitFor();
+    expect(
+      await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
     await page.getByText(/esta assinatura não começou e não terá novas cobranças/).waitFor();
     expect(await page.getByRole('button', { name: 'Trocar o cartão' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Cancelar no fim do período' }).count()).toBe(0);
