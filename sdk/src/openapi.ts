@@ -8877,7 +8877,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's webhooks
+         * An account's webhooks (an unknown account: 404, as its other routes answer)
          * @description Operators: support (Suporte) and above.
          */
         get: {
@@ -8962,6 +8962,20 @@ export interface paths {
                             error?: {
                                 /** @enum {unknown} */
                                 code?: "FORBIDDEN";
+                            };
+                        };
+                    };
+                };
+                /** @description Error shape A */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvelopeError"] & {
+                            error?: {
+                                /** @enum {unknown} */
+                                code?: "NOT_FOUND";
                             };
                         };
                     };

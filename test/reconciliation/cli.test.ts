@@ -104,7 +104,7 @@ describe('gateway reconcile', () => {
         'm',
       ),
     );
-  });
+  }, 180_000); // ten runs of the command, each a process of its own: a loaded CI machine took over 60 s
 
   it('bad windows are usage errors (exit 2)', async () => {
     for (const args of [
