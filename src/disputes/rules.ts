@@ -17,8 +17,6 @@ export function installDisputeRules(): void {
   // dispute's up to what the dispute holds (open: its amount; closed: what it took) less the MED devoluções
   // told before; beyond that, the PSP gave back more than the dispute, and the rest is a refund of its own
   setMedDevolucaoRule({
-    theirs: `EXISTS (SELECT 1 FROM disputes md WHERE md.sale_id = $1 AND md.kind = 'med'
-                       AND md.status IN ('needs_response', 'under_review', 'lost', 'accepted'))`,
     tell: `WITH d AS (
              SELECT id, GREATEST(0, LEAST($2::bigint,
                       CASE WHEN closed_at IS NULL THEN amount_cents ELSE COALESCE(lost_cents, amount_cents) END

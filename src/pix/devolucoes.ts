@@ -32,14 +32,12 @@ export interface ReportedDevolucao {
 }
 
 /**
- * Another module's rule on a MED devolução (natureza MED_*) of a sale (disputes/rules.ts): `theirs`, an SQL
- * condition on the sale `$1` under which the devolução is the end of a dispute of the sale, whose outcome moves
- * its money (it is then recorded, never taken for a refund of its own as well); `tell`, an SQL statement on the
- * sale `$1` and the amount `$2` run in its place, so that the dispute knows the money went back, answering one
- * row `{told}`: the cents of it the dispute takes (the rest, beyond the dispute, is a refund of its own).
+ * Another module's rule on a MED devolução (natureza MED_*) of a sale (disputes/rules.ts): `tell`, an SQL statement
+ * on the sale `$1` and the amount `$2`, answering one row `{told}` when the devolução is the end of a dispute of
+ * the sale (whose outcome moves that money: never taken for a refund as well), with the cents of it the dispute
+ * takes, and no row when it is no dispute's; the rest, beyond the dispute, is a refund of its own.
  */
 export interface MedDevolucaoRule {
-  theirs: string;
   tell: string;
 }
 
@@ -61,10 +59,8 @@ async function toldToItsDispute(
 ): Promise<number | null> {
   const rule = medDevolucaoRule;
   if (!dev.natureza?.startsWith('MED_') || !rule) return null;
-  const [row] = await tx.query<{ theirs: boolean }>(`SELECT (${rule.theirs}) AS theirs`, [saleId]);
-  if (row?.theirs !== true) return null;
   const [told] = await tx.query<{ told: string | number }>(rule.tell, [saleId, amount]);
-  return Number(told?.told ?? 0);
+  return told ? Number(told.told) : null;
 }
 
 const ID_CHARACTERS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
